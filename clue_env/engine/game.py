@@ -1,0 +1,597 @@
+"""The rules engine: one game of Clue as a mutable position with explicit chance.
+
+No gymnasium or pettingzoo here. A :class:`Game` holds the whole position (hidden cards
+included); :meth:`Game.legal` lists what the acting seat may do and :meth:`Game.apply` plays an
+:class:`~clue_env.engine.actions.Action`, raising :class:`IllegalActionError` (and changing
+nothing) when it is not legal. Chance is explicit: the game never draws random numbers itself,
+it asks ``roller`` (set by the env from its seeded generator), or takes ``next_rolls`` queued by
+a test.
+
+Phases of a turn (R11, R13, R19-R22, R26-R28)::
+
+    START   roll | passage (corner room) | stay (R21) | accuse
+    MOVE    move R,C | enter ROOM | toward ROOM          (after a roll with a destination)
+    SUGGEST suggest S W | accuse | end                   (after entering a room / passage / stay)
+    REFUTE  show CARD                                    (acting seat: the refuter, R27)
+    ACCUSE  accuse | end                                 (after moving, or after a suggestion)
+    OVER
+
+Everything that happens is appended to :attr:`Game.log` as an event tuple (see ``events``
+below); the only private content is the card in a ``show`` event, which only the refuter and
+the suggester may see (R27, R31).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from enum import IntEnum
+from typing import NamedTuple
+
+from .actions import Action, Kind
+from .board import OFF_BOARD, Board, classic_board
+from .cards import (
+    CARDS,
+    N_CARDS,
+    N_ROOMS,
+    N_SUSPECTS,
+    N_WEAPONS,
+    ROOM_BASE,
+    ROOMS,
+    SUSPECTS,
+    WEAPON_BASE,
+    card_index,
+)
+from .config import RulesConfig
+from .errors import ConfigError, IllegalActionError, InvalidDealError
+
+ENVELOPE = -1  # owner of a card in the envelope
+
+
+class Phase(IntEnum):
+    START = 0
+    MOVE = 1
+    SUGGEST = 2
+    REFUTE = 3
+    ACCUSE = 4
+    OVER = 5
+
+
+# Event tuples (first item is the type):
+#   ("turn", seat, turn_number)
+#   ("roll", seat, total, dice)                 dice: tuple of faces
+#   ("move", seat, suspect, node, cause)        cause: "move" | "passage" | "suggest" | "eliminated"
+#   ("forfeit", seat)                           no legal destination for the roll (R16)
+#   ("stay", seat)                              R21
+#   ("weapon", seat, weapon, room)              weapon moved by a suggestion (R26)
+#   ("suggest", seat, suspect, weapon, room)
+#   ("pass", seat, suggester)                   holds none of the three (R27)
+#   ("show", refuter, suggester, card)          card is -1 in everyone else's view (R27, R31)
+#   ("no_refute", suggester)
+#   ("accuse", seat, suspect, weapon, room, correct)
+#   ("end_turn", seat)
+#   ("game_over", winner, reason)               winner -1: nobody; reason: "accusation" |
+#                                               "last_player_standing" | "all_eliminated" | "max_turns"
+Event = tuple
+
+
+class Legal(NamedTuple):
+    """What the acting seat may do now (see :meth:`Game.legal`)."""
+
+    roll: bool = False
+    passage: bool = False
+    stay: bool = False
+    end: bool = False
+    squares: tuple[int, ...] = ()
+    rooms: tuple[int, ...] = ()
+    suggest: bool = False
+    show: tuple[int, ...] = ()
+    accuse: bool = False
+
+    @property
+    def toward(self) -> bool:
+        return bool(self.squares or self.rooms)
+
+
+_NO_LEGAL = Legal()
+
+
+class Game:
+    """One game of Clue. Seats ``0..n-1`` sit clockwise; seat ``i`` plays ``characters[i]``."""
+
+    def __init__(self, config: RulesConfig, num_players: int, board: Board | None = None) -> None:
+        if isinstance(num_players, bool) or not isinstance(num_players, int):
+            raise ConfigError(f"num_players must be an integer, got {num_players!r}")
+        if not config.min_players <= num_players <= config.max_players:
+            raise ConfigError(
+                f"num_players={num_players} is out of range for the {config.name!r} rules "
+                f"({config.min_players}-{config.max_players}, R9)"
+            )
+        self.cfg = config
+        self.n = num_players
+        self.board = board or classic_board()
+        chars = config.seat_characters(num_players)
+        self.seat_suspect: tuple[int, ...] = tuple(SUSPECTS.index(c) for c in chars)
+        self.suspect_seat: tuple[int, ...] = tuple(
+            self.seat_suspect.index(s) if s in self.seat_suspect else -1 for s in range(N_SUSPECTS)
+        )
+        self.roller: Callable[[int, int], tuple[int, ...]] | None = None
+        self.next_rolls: list[tuple[int, ...]] = []
+        self._clear()
+
+    # ------------------------------------------------------------------ setup
+    def _clear(self) -> None:
+        n = self.n
+        self.owner: list[int] = [ENVELOPE] * N_CARDS
+        self.hands: list[list[int]] = [[] for _ in range(n)]
+        self.envelope: tuple[int, int, int] = (0, 0, 0)  # suspect, weapon, room indices
+        self.loc: list[int] = [OFF_BOARD] * N_SUSPECTS
+        self.weapon_loc: list[int] = [0] * N_WEAPONS
+        self.phase = Phase.START
+        self.current = 0
+        self.acting = 0
+        self.turn = 0
+        self.roll_total = 0
+        self.dice: tuple[int, ...] = ()
+        self.eliminated: list[bool] = [False] * n
+        self.pulled: list[bool] = [False] * n  # R21
+        self.start_room = -1
+        self.dests: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+        self.pending: tuple[int, int, int, int] | None = None  # suggester, suspect, weapon, room
+        self.refute_cards: tuple[int, ...] = ()
+        self.winner = -1
+        self.truncated = False
+        self.over_reason = ""
+        self.log: list[Event] = []
+        self.rewards: list[float] = [0.0] * n  # rewards produced by the last apply()
+        self._legal: Legal | None = None
+
+    def setup(
+        self,
+        rng,
+        envelope: Iterable[str] | None = None,
+        hands: dict[int, Iterable[str]] | None = None,
+    ) -> None:
+        """Deal (R5-R6), place tokens (R7) and weapons (R8), pick the first player (R10).
+
+        ``rng`` is a ``numpy.random.Generator``; ``envelope`` / ``hands`` fix the deal (card
+        ids) and are validated as a partition of the 21 cards (:class:`InvalidDealError`).
+        """
+        env_cards, hand_cards = self._make_deal(rng, envelope, hands)
+        self._clear()
+        s, w, r = env_cards
+        self.envelope = (s, w - WEAPON_BASE, r - ROOM_BASE)
+        for seat, cards in enumerate(hand_cards):
+            self.hands[seat] = sorted(cards)
+            for c in cards:
+                self.owner[c] = seat
+        # R8: weapons at random in distinct rooms.
+        rooms = rng.permutation(N_ROOMS)[:N_WEAPONS]
+        self.weapon_loc = [int(x) for x in rooms]
+        # R7: tokens on their start squares.
+        for sus in range(N_SUSPECTS):
+            if self.cfg.tokens_on_board == "all" or self.suspect_seat[sus] >= 0:
+                self.loc[sus] = self.board.start_node[sus]
+        # R10: first player.
+        if self.cfg.first_player == "highest_roll":
+            contenders = list(range(self.n))
+            while len(contenders) > 1:
+                rolls = [int(rng.integers(1, self.cfg.die_faces + 1)) for _ in contenders]
+                top = max(rolls)
+                contenders = [seat for seat, v in zip(contenders, rolls) if v == top]
+            first = contenders[0]
+        else:
+            first = min(range(self.n), key=lambda seat: self.seat_suspect[seat])
+        self._begin_turn(first)
+
+    def _make_deal(
+        self, rng, envelope: Iterable[str] | None, hands: dict[int, Iterable[str]] | None
+    ) -> tuple[tuple[int, int, int], list[list[int]]]:
+        n = self.n
+        if envelope is not None:
+            env_ids = list(envelope) if not isinstance(envelope, str) else [envelope]
+            if len(env_ids) != 3:
+                raise InvalidDealError(f"envelope must be [suspect, weapon, room], got {env_ids!r}")
+            try:
+                env_cards = (
+                    card_index(env_ids[0], "suspect"),
+                    card_index(env_ids[1], "weapon"),
+                    card_index(env_ids[2], "room"),
+                )
+            except ValueError as e:
+                raise InvalidDealError(f"bad envelope {env_ids!r}: {e}") from None
+        else:
+            env_cards = None
+        if hands is not None:
+            if set(hands) != set(range(n)):
+                raise InvalidDealError(
+                    f"hands must give a hand for every seat 0..{n - 1} (player_0..player_{n - 1}), got seats {sorted(hands)}"
+                )
+            hand_cards: list[list[int]] = []
+            seen: dict[int, str] = {}
+            for seat in range(n):
+                cards = hands[seat]
+                if isinstance(cards, str) or not isinstance(cards, Iterable):
+                    raise InvalidDealError(f"hand of player_{seat} must be a list of card ids, got {cards!r}")
+                row = []
+                for cid in cards:
+                    try:
+                        c = card_index(cid)
+                    except (ValueError, TypeError):
+                        raise InvalidDealError(f"hand of player_{seat}: unknown card {cid!r}") from None
+                    if c in seen:
+                        raise InvalidDealError(f"card {cid!r} is dealt twice ({seen[c]} and player_{seat})")
+                    seen[c] = f"player_{seat}"
+                    row.append(c)
+                hand_cards.append(row)
+            rest = [c for c in range(N_CARDS) if c not in seen]
+            if env_cards is None:
+                kinds = sorted(rest)
+                if len(rest) != 3 or not (kinds[0] < WEAPON_BASE <= kinds[1] < ROOM_BASE <= kinds[2]):
+                    raise InvalidDealError(
+                        "the cards left out of the hands must be exactly one suspect, one weapon and one "
+                        f"room (the envelope), got {[CARDS[c] for c in rest]}"
+                    )
+                env_cards = (kinds[0], kinds[1], kinds[2])
+            else:
+                dup = [CARDS[c] for c in env_cards if c in seen]
+                if dup:
+                    raise InvalidDealError(f"envelope card(s) {dup} are also in a hand")
+                missing = [CARDS[c] for c in rest if c not in env_cards]
+                if missing:
+                    raise InvalidDealError(f"cards {missing} are neither in a hand nor in the envelope")
+            return env_cards, hand_cards
+        if env_cards is None:
+            env_cards = (
+                int(rng.integers(N_SUSPECTS)),
+                WEAPON_BASE + int(rng.integers(N_WEAPONS)),
+                ROOM_BASE + int(rng.integers(N_ROOMS)),
+            )
+        rest = [c for c in range(N_CARDS) if c not in env_cards]
+        order = rng.permutation(len(rest))
+        hand_cards = [[] for _ in range(n)]
+        for i, j in enumerate(order):
+            hand_cards[i % n].append(rest[int(j)])  # R6: one at a time, clockwise from seat 0
+        return env_cards, hand_cards
+
+    def place_token(self, suspect: int, node: int) -> None:
+        """Put a suspect token on ``node`` (a room or a hallway square); for tests and setups."""
+        if node != OFF_BOARD and not 0 <= node < self.board.n_nodes:
+            raise ValueError(f"no such board node {node}")
+        if node >= N_ROOMS:
+            for t in range(N_SUSPECTS):
+                if t != suspect and self.loc[t] == node:
+                    raise ValueError(f"square {self.board.describe(node)} already holds {SUSPECTS[t]}")
+        self.loc[suspect] = node
+        self._turn_start_refresh()
+
+    def place_weapon(self, weapon: int, room: int) -> None:
+        if not 0 <= room < N_ROOMS:
+            raise ValueError(f"weapons stand in rooms; {room} is not a room")
+        self.weapon_loc[weapon] = room
+
+    def _turn_start_refresh(self) -> None:
+        if self.phase == Phase.START:
+            my = self.loc[self.seat_suspect[self.current]]
+            self.start_room = my if 0 <= my < N_ROOMS else -1
+        self._legal = None
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def over(self) -> bool:
+        return self.phase == Phase.OVER
+
+    def token_of(self, seat: int) -> int:
+        return self.loc[self.seat_suspect[seat]]
+
+    def in_room(self, seat: int) -> bool:
+        return 0 <= self.loc[self.seat_suspect[seat]] < N_ROOMS
+
+    def can_accuse(self, seat: int) -> bool:
+        """R28: not eliminated; ``accuse_anywhere`` or the token is in a room."""
+        return not self.eliminated[seat] and (self.cfg.accuse_anywhere or self.in_room(seat))
+
+    def legal(self) -> Legal:
+        """What the acting seat may do now (cached until the position changes)."""
+        lg = self._legal
+        if lg is None:
+            lg = self._legal = self._compute_legal()
+        return lg
+
+    def _compute_legal(self) -> Legal:
+        ph = self.phase
+        seat = self.current
+        if ph == Phase.START:
+            my = self.loc[self.seat_suspect[seat]]
+            return Legal(
+                roll=True,
+                passage=0 <= my < N_ROOMS and self.board.passage[my] >= 0,
+                stay=self._may_stay(seat),
+                accuse=self.can_accuse(seat),
+            )
+        if ph == Phase.MOVE:
+            sq, rm = self.dests
+            return Legal(squares=sq, rooms=rm)
+        if ph == Phase.SUGGEST:
+            return Legal(suggest=True, end=True, accuse=self.can_accuse(seat))
+        if ph == Phase.REFUTE:
+            return Legal(show=self.refute_cards)
+        if ph == Phase.ACCUSE:
+            return Legal(end=True, accuse=self.can_accuse(seat))
+        return _NO_LEGAL
+
+    def _may_stay(self, seat: int) -> bool:
+        if not self.in_room(seat):
+            return False
+        if self.pulled[seat]:  # R21
+            return True
+        return self.cfg.repeat_suggestion == "stay"  # R22, 2023
+
+    def is_legal(self, action: Action) -> bool:
+        lg = self.legal()
+        k = action.kind
+        if k == Kind.ROLL:
+            return lg.roll
+        if k == Kind.PASSAGE:
+            return lg.passage
+        if k == Kind.STAY:
+            return lg.stay
+        if k == Kind.END:
+            return lg.end
+        if k == Kind.MOVE:
+            return action.a in lg.squares
+        if k == Kind.ENTER:
+            return action.a in lg.rooms
+        if k == Kind.TOWARD:
+            return lg.toward and 0 <= action.a < N_ROOMS
+        if k == Kind.SUGGEST:
+            return lg.suggest and 0 <= action.a < N_SUSPECTS and 0 <= action.b < N_WEAPONS
+        if k == Kind.SHOW:
+            return action.a in lg.show
+        if k == Kind.ACCUSE:
+            return lg.accuse and 0 <= action.a < N_SUSPECTS and 0 <= action.b < N_WEAPONS and 0 <= action.c < N_ROOMS
+        return False
+
+    def legal_actions(self) -> list[Action]:
+        """Every legal action, expanded (slow; for tests, tools and agents)."""
+        lg = self.legal()
+        out: list[Action] = []
+        if lg.roll:
+            out.append(Action(Kind.ROLL))
+        if lg.passage:
+            out.append(Action(Kind.PASSAGE))
+        if lg.stay:
+            out.append(Action(Kind.STAY))
+        if lg.end:
+            out.append(Action(Kind.END))
+        out += [Action(Kind.MOVE, s) for s in lg.squares]
+        out += [Action(Kind.ENTER, r) for r in lg.rooms]
+        if lg.toward:
+            out += [Action(Kind.TOWARD, r) for r in range(N_ROOMS)]
+        if lg.suggest:
+            out += [Action(Kind.SUGGEST, s, w) for s in range(N_SUSPECTS) for w in range(N_WEAPONS)]
+        out += [Action(Kind.SHOW, c) for c in lg.show]
+        if lg.accuse:
+            out += [
+                Action(Kind.ACCUSE, s, w, r)
+                for s in range(N_SUSPECTS)
+                for w in range(N_WEAPONS)
+                for r in range(N_ROOMS)
+            ]
+        return out
+
+    def blocked_squares(self, seat: int) -> set[int]:
+        """Hallway squares holding tokens other than ``seat``'s (R18)."""
+        mine = self.seat_suspect[seat]
+        return {node for t, node in enumerate(self.loc) if t != mine and node >= N_ROOMS}
+
+    def toward_target(self, room: int) -> int:
+        sq, rm = self.dests
+        return self.board.toward(room, sq, rm)
+
+    # ------------------------------------------------------------------ playing
+    def apply(self, action: Action) -> None:
+        """Play ``action`` for the acting seat; illegal actions raise and change nothing."""
+        if self.phase == Phase.OVER:
+            raise IllegalActionError(f"the game is over; no action is legal ({action})", action=action)
+        if not self.is_legal(action):
+            raise IllegalActionError(
+                f"action {action.to_text(self.board)!r} is not legal for seat {self.acting} in phase {self.phase.name}",
+                action=action,
+            )
+        self.rewards = [0.0] * self.n
+        self._legal = None
+        k = action.kind
+        seat = self.current
+        if k == Kind.ROLL:
+            self._roll(seat)
+        elif k == Kind.PASSAGE:
+            dest = self.board.passage[self.token_of(seat)]
+            self._move_token(seat, self.seat_suspect[seat], dest, "passage")
+            self.phase = Phase.SUGGEST
+        elif k == Kind.STAY:
+            self.log.append(("stay", seat))
+            self.phase = Phase.SUGGEST
+        elif k == Kind.MOVE or k == Kind.ENTER:
+            self._finish_move(seat, action.a)
+        elif k == Kind.TOWARD:
+            self._finish_move(seat, self.toward_target(action.a))
+        elif k == Kind.SUGGEST:
+            self._suggest(seat, action.a, action.b)
+        elif k == Kind.SHOW:
+            self.log.append(("show", self.acting, seat, action.a))
+            self.pending = None
+            self.refute_cards = ()
+            self.phase = Phase.ACCUSE
+            self.acting = seat
+        elif k == Kind.ACCUSE:
+            self._accuse(seat, action.a, action.b, action.c)
+        elif k == Kind.END:
+            self._end_turn(seat)
+
+    def _roll(self, seat: int) -> None:
+        cfg = self.cfg
+        if self.next_rolls:
+            dice = tuple(self.next_rolls.pop(0))
+        elif self.roller is not None:
+            dice = self.roller(cfg.num_dice, cfg.die_faces)
+        else:
+            raise RuntimeError("Game.roller is not set: chance must come from the env's generator")
+        total = sum(dice)
+        self.dice = dice
+        self.roll_total = total
+        self.log.append(("roll", seat, total, dice))
+        start = self.token_of(seat)
+        self.dests = self.board.destinations(start, total, self.blocked_squares(seat), cfg.full_roll, self.start_room)
+        if self.dests[0] or self.dests[1]:
+            self.phase = Phase.MOVE
+        else:  # R16: no legal destination, the move is forfeited
+            self.log.append(("forfeit", seat))
+            self.phase = Phase.ACCUSE
+
+    def _finish_move(self, seat: int, dest: int) -> None:
+        self._move_token(seat, self.seat_suspect[seat], dest, "move")
+        self.dests = ((), ())
+        self.phase = Phase.SUGGEST if dest < N_ROOMS else Phase.ACCUSE
+
+    def _move_token(self, seat: int, suspect: int, dest: int, cause: str) -> None:
+        self.loc[suspect] = dest
+        self.log.append(("move", seat, suspect, dest, cause))
+
+    def _suggest(self, seat: int, s: int, w: int) -> None:
+        room = self.token_of(seat)
+        self.log.append(("suggest", seat, s, w, room))
+        # R26: both tokens move into the room and stay there.
+        if self.loc[s] != room:
+            self._move_token(seat, s, room, "suggest")
+            victim = self.suspect_seat[s]
+            if victim >= 0 and victim != seat:
+                self.pulled[victim] = True  # R21
+        if self.weapon_loc[w] != room:
+            self.weapon_loc[w] = room
+            self.log.append(("weapon", seat, w, room))
+        # R27: clockwise refutation; eliminated players still refute.
+        named = (s, WEAPON_BASE + w, ROOM_BASE + room)
+        owner = self.owner
+        for step in range(1, self.n):
+            j = (seat + step) % self.n
+            held = tuple(sorted(c for c in named if owner[c] == j))
+            if held:
+                self.pending = (seat, s, w, room)
+                self.refute_cards = held
+                self.phase = Phase.REFUTE
+                self.acting = j
+                return
+            self.log.append(("pass", j, seat))
+        self.log.append(("no_refute", seat))
+        self.phase = Phase.ACCUSE
+
+    def _accuse(self, seat: int, s: int, w: int, r: int) -> None:
+        correct = (s, w, r) == self.envelope
+        self.log.append(("accuse", seat, s, w, r, correct))
+        cfg = self.cfg
+        if correct:
+            self._game_over(seat, "accusation")
+            return
+        # R28: out of the game; a token blocking a door moves into that room.
+        self.eliminated[seat] = True
+        self.rewards[seat] += cfg.reward_wrong_accusation
+        my = self.token_of(seat)
+        if my >= N_ROOMS and self.board.door_rooms[my]:
+            self._move_token(seat, self.seat_suspect[seat], self.board.door_rooms[my][0], "eliminated")
+        alive = [i for i in range(self.n) if not self.eliminated[i]]
+        if not alive:  # R29 (2023): every player accused wrongly
+            self._game_over(-1, "all_eliminated")
+        elif len(alive) == 1 and cfg.last_player_standing:  # R29 classic
+            self._game_over(alive[0], "last_player_standing")
+        else:
+            self._end_turn(seat)
+
+    def _end_turn(self, seat: int) -> None:
+        self.log.append(("end_turn", seat))
+        self.pulled[seat] = False
+        nxt = seat
+        for _ in range(self.n):
+            nxt = (nxt + 1) % self.n
+            if not self.eliminated[nxt]:
+                break
+        self._begin_turn(nxt)
+
+    def _begin_turn(self, seat: int) -> None:
+        if self.turn >= self.cfg.max_turns:  # R15
+            self.truncated = True
+            self._game_over(-1, "max_turns")
+            return
+        self.turn += 1
+        self.current = self.acting = seat
+        self.phase = Phase.START
+        self.roll_total = 0
+        self.dice = ()
+        self.dests = ((), ())
+        my = self.token_of(seat)
+        self.start_room = my if 0 <= my < N_ROOMS else -1
+        self._legal = None
+        self.log.append(("turn", seat, self.turn))
+
+    def _game_over(self, winner: int, reason: str) -> None:
+        cfg = self.cfg
+        self.winner = winner
+        self.over_reason = reason
+        self.phase = Phase.OVER
+        self.acting = -1
+        self.pending = None
+        self._legal = None
+        for i in range(self.n):
+            if i == winner:
+                self.rewards[i] += cfg.reward_win
+            elif not self.eliminated[i]:
+                self.rewards[i] += cfg.reward_lose if winner >= 0 else cfg.reward_draw
+        self.log.append(("game_over", winner, reason))
+
+    # ------------------------------------------------------------------ views
+    def describe_event(self, ev: Event, viewer: int | None = None) -> str:
+        """A one-line English account of an event (``viewer`` sees only what R31 allows)."""
+        t = ev[0]
+        name = self.seat_name
+        if t == "turn":
+            return f"turn {ev[2]}: {name(ev[1])}"
+        if t == "roll":
+            return f"{name(ev[1])} rolls {ev[2]}" + (f" {list(ev[3])}" if len(ev[3]) > 1 else "")
+        if t == "move":
+            what = self.cfg.display(SUSPECTS[ev[2]])
+            return f"{what} -> {self.board.describe(ev[3])} ({ev[4]})"
+        if t == "forfeit":
+            return f"{name(ev[1])} has no legal move"
+        if t == "stay":
+            return f"{name(ev[1])} stays"
+        if t == "weapon":
+            return f"{CARDS[WEAPON_BASE + ev[2]]} -> {ROOMS[ev[3]]}"
+        if t == "suggest":
+            return (
+                f"{name(ev[1])} suggests {SUSPECTS[ev[2]]} with the {CARDS[WEAPON_BASE + ev[3]]} in the {ROOMS[ev[4]]}"
+            )
+        if t == "pass":
+            return f"{name(ev[1])} cannot refute"
+        if t == "show":
+            card = ev[3]
+            seen = viewer is None or viewer in (ev[1], ev[2])
+            return f"{name(ev[1])} shows {CARDS[card] if seen and card >= 0 else 'a card'} to {name(ev[2])}"
+        if t == "no_refute":
+            return "nobody can refute"
+        if t == "accuse":
+            verdict = "correct" if ev[5] else "wrong"
+            return f"{name(ev[1])} accuses {SUSPECTS[ev[2]]} {CARDS[WEAPON_BASE + ev[3]]} {ROOMS[ev[4]]}: {verdict}"
+        if t == "end_turn":
+            return f"{name(ev[1])} ends the turn"
+        if t == "game_over":
+            return f"game over ({ev[2]}): " + (f"{name(ev[1])} wins" if ev[1] >= 0 else "nobody wins")
+        return str(ev)
+
+    def seat_name(self, seat: int) -> str:
+        return f"player_{seat} ({self.cfg.display(SUSPECTS[self.seat_suspect[seat]])})"
+
+
+def redact(ev: Event, viewer: int) -> Event:
+    """The event as seat ``viewer`` sees it (R31): a shown card only for the two seats involved."""
+    if ev[0] == "show" and viewer != ev[1] and viewer != ev[2]:
+        return ("show", ev[1], ev[2], -1)
+    return ev

@@ -1,0 +1,303 @@
+"""Clue as a PettingZoo AEC environment.
+
+# Clue (``clue_v0``)
+
+| | |
+|---|---|
+| Actions | Discrete, one flat space of 591 (``python -m clue_env.codec`` prints the layout) |
+| Agents | ``player_0`` ... ``player_{n-1}``, clockwise; 3-6 (classic), 2-6 (edition2023) |
+| Observation | ``{"observation": Box(0, 1, (848,), float32), "action_mask": Box(0, 1, (591,), int8)}`` |
+| Import | ``clue_env.env(num_players=4)`` or ``pettingzoo.make("aec", "clue/clue-v0")`` |
+
+``agent_selection`` is whoever must decide now: the player whose turn it is, or the refuter who
+must choose which card to show (R27). Seats holding none of the named cards are never asked;
+the env records their pass. The mask is all zeros for every other agent.
+
+Observations are seat-relative and hold only what R31 lets the seat know
+(``python -m clue_env.observation`` prints the layout). ``info["events"]`` is the seat's own
+view of the game log (shown cards redacted for everyone but the two seats involved), so an agent
+that is not asked to act for a while still learns everything that happened.
+
+Rewards: a wrong accusation gives the accuser ``reward_wrong_accusation`` (-1) at once; when
+someone wins, the winner gets ``reward_win`` (+1) and every other seat still in the game
+``reward_lose`` (-1); truncation (``max_turns``, R15) and "nobody wins" give ``reward_draw`` (0).
+
+Version history: v0 — first release.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .codec import ActionCodec, default_codec
+from .engine.board import OFF_BOARD, classic_board
+from .engine.cards import CARDS, N_ROOMS, ROOMS, SUSPECTS, WEAPONS, card_index
+from .engine.config import RulesConfig, load_rules
+from .engine.errors import ClueError, IllegalActionError
+from .engine.game import Game, Phase
+from .observation import LAYOUT, ObservationEncoder
+from .state import public_state
+
+RESET_OPTION_KEYS = ("envelope", "hands", "tokens", "weapons")
+
+
+class IllegalMoveError(IllegalActionError):
+    """An action that is illegal for the acting agent; raised by ``raw_env.step``."""
+
+
+class raw_env(AECEnv):
+    """The bare Clue AEC environment (see the module docstring)."""
+
+    metadata = {"name": "clue_v0", "render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False}
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        rules: str | RulesConfig | dict = "classic",
+        render_mode: str | None = None,
+        **overrides: Any,
+    ) -> None:
+        super().__init__()
+        self.rules: RulesConfig = load_rules(rules, **overrides)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.render_mode = render_mode
+        self.board = classic_board()
+        self.codec: ActionCodec = default_codec()
+        self.game = Game(self.rules, num_players, self.board)  # validates num_players
+        self.num_players = num_players
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, (LAYOUT.size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (self.codec.n,), np.int8),
+            }
+        )
+        act_space = spaces.Discrete(self.codec.n)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self.encoder = ObservationEncoder(self.board)
+        self._zero_mask = np.zeros(self.codec.n, dtype=np.int8)
+        self._mask: np.ndarray | None = None
+        self._rng = np.random.default_rng()
+        self.agents = []
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ text
+    def action_to_text(self, index: int) -> str:
+        """SPEC text form of a flat action index."""
+        return self.codec.to_text(index)
+
+    def text_to_action(self, text: str) -> int:
+        """Flat index of a SPEC text form (ValueError listing the accepted forms otherwise)."""
+        return self.codec.from_text(text)
+
+    # ------------------------------------------------------------------ reset
+    def _roll(self, num_dice: int, faces: int) -> tuple[int, ...]:
+        if num_dice == 1:
+            return (int(self._rng.integers(1, faces + 1)),)
+        return tuple(int(x) for x in self._rng.integers(1, faces + 1, size=num_dice))
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game. ``options`` may fix the deal and the position (SPEC):
+
+        ``{"envelope": [suspect, weapon, room], "hands": {"player_0": [...], ...},
+        "tokens": {suspect: room | "R,C" | [R, C] | None}, "weapons": {weapon: room}}``.
+        A bad option raises a ValueError naming the problem and leaves the env as it was.
+        """
+        rng = np.random.default_rng(seed) if seed is not None else self._rng
+        game = Game(self.rules, self.num_players, self.board)
+        game.roller = self._roll
+        envelope, hands, tokens, weapons = self._parse_options(options)
+        game.setup(rng, envelope=envelope, hands=hands)
+        for sus, node in tokens.items():
+            game.place_token(sus, node)
+        for w, room in weapons.items():
+            game.place_weapon(w, room)
+        # commit
+        self._rng = rng
+        self.game = game
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.encoder.reset(game)
+        views = self.encoder.views
+        self.infos = {a: {"events": views[i]} for i, a in enumerate(self.agents)}
+        self._mask = None
+        self.agent_selection = self.possible_agents[game.acting]
+        self._skip_agent_selection = None
+
+    def _parse_options(self, options: dict | None) -> tuple[Any, Any, dict[int, int], dict[int, int]]:
+        if options is None:
+            return None, None, {}, {}
+        if not isinstance(options, dict):
+            raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
+        unknown = [k for k in options if k not in RESET_OPTION_KEYS]
+        if unknown:
+            warnings.warn(
+                f"ignoring unknown reset option(s) {unknown}; known options: {', '.join(RESET_OPTION_KEYS)}",
+                stacklevel=3,
+            )
+        hands = options.get("hands")
+        if hands is not None:
+            if not isinstance(hands, dict):
+                raise ValueError(f"reset option 'hands' must map agent names to card lists, got {hands!r}")
+            bad = [a for a in hands if a not in self._seat]
+            if bad:
+                raise ValueError(f"reset option 'hands' names unknown agent(s) {bad}; agents: {self.possible_agents}")
+            hands = {self._seat[a]: cards for a, cards in hands.items()}
+        tokens: dict[int, int] = {}
+        for name, where in (options.get("tokens") or {}).items():
+            sus = _card_of_kind(name, "suspect", "tokens")
+            tokens[sus] = self._parse_node(where, f"tokens[{name!r}]")
+        squares = [n for n in tokens.values() if n >= N_ROOMS]
+        if len(squares) != len(set(squares)):
+            raise ValueError("reset option 'tokens' puts two tokens on one hallway square (R18)")
+        weapons: dict[int, int] = {}
+        for name, where in (options.get("weapons") or {}).items():
+            w = _card_of_kind(name, "weapon", "weapons")
+            if where not in ROOMS:
+                raise ValueError(
+                    f"reset option weapons[{name!r}] must be a room id ({', '.join(ROOMS)}), got {where!r}"
+                )
+            weapons[w - 6] = ROOMS.index(where)
+        return options.get("envelope"), hands, tokens, weapons
+
+    def _parse_node(self, where: Any, what: str) -> int:
+        if where is None:
+            return OFF_BOARD
+        if isinstance(where, str) and where in ROOMS:
+            return ROOMS.index(where)
+        try:
+            if isinstance(where, str):
+                r, c = (int(x) for x in where.split(","))
+            else:
+                r, c = (int(x) for x in where)
+            return self.board.node_of(r, c)
+        except (ValueError, TypeError) as e:
+            raise ValueError(
+                f"reset option {what}: {where!r} is neither a room id nor a hallway square R,C ({e})"
+            ) from None
+
+    # ------------------------------------------------------------------ observe
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        if agent == self.agent_selection and self.game.acting == seat:
+            mask = self._mask
+            if mask is None:
+                mask = self._mask = self.codec.mask(self.game.legal())
+            mask = mask.copy()
+        else:
+            mask = self._zero_mask.copy()
+        return {"observation": self.encoder.observe(seat), "action_mask": mask}
+
+    def action_mask(self, agent: str | None = None) -> np.ndarray:
+        """The acting agent's mask (a read-only view; zeros for anyone else)."""
+        agent = agent or self.agent_selection
+        return self.observe(agent)["action_mask"]
+
+    # ------------------------------------------------------------------ step
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        game = self.game
+        try:
+            act = self.codec.decode(int(action))  # type: ignore[arg-type]
+        except (ValueError, TypeError):
+            raise IllegalMoveError(
+                f"{agent}: action {action!r} is not an action index 0..{self.codec.n - 1}", action=action, agent=agent
+            ) from None
+        try:
+            game.apply(act)
+        except IllegalActionError:
+            text = act.to_text(self.board)
+            legal = np.flatnonzero(self.codec.mask(game.legal()))
+            sample = ", ".join(self.codec.to_text(int(i)) for i in legal[:8])
+            raise IllegalMoveError(
+                f"{agent} may not play {text!r} (index {int(action)}) in phase {game.phase.name}; "  # type: ignore[arg-type]
+                f"legal actions ({len(legal)}): {sample}{', ...' if len(legal) > 8 else ''}",
+                action=action,
+                agent=agent,
+            ) from None
+        self._mask = None
+        self._cumulative_rewards[agent] = 0.0
+        self.encoder.update()
+        agents = self.agents
+        rw = game.rewards
+        rewards = self.rewards
+        for i, a in enumerate(agents):
+            rewards[a] = rw[i]
+        if game.phase == Phase.OVER:
+            if game.truncated:
+                self.truncations = {a: True for a in agents}
+            else:
+                self.terminations = {a: True for a in agents}
+            winner = game.winner
+            for i, a in enumerate(agents):
+                self.infos[a]["winner"] = f"player_{winner}" if winner >= 0 else None
+        else:
+            self.agent_selection = agents[game.acting]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    # ------------------------------------------------------------------ public
+    def public_state(self) -> dict[str, Any]:
+        """JSON-serialisable public record (R31): no hands, no envelope, no privately shown card."""
+        return public_state(self.game)
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            warnings.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'")
+            return None
+        from . import render as _render
+
+        if self.render_mode == "rgb_array":
+            return _render.render_rgb(self.game)
+        text = _render.render_text(self.game)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass
+
+    def __str__(self) -> str:
+        return f"clue_v0({self.num_players} players, {self.rules.name})"
+
+
+def _card_of_kind(name: Any, kind: str, option: str) -> int:
+    try:
+        return card_index(name, kind)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"reset option {option!r}: {e}") from None
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The Clue env wrapped as PettingZoo's classic envs are (illegal moves end the game)."""
+    e: AECEnv = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+__all__ = ["env", "raw_env", "IllegalMoveError", "ClueError", "CARDS", "SUSPECTS", "WEAPONS", "ROOMS"]

@@ -1,0 +1,280 @@
+"""Per-seat observations: named pieces laid into one flat float32 vector (SPEC, R31).
+
+Everything is *seat-relative*: "rel seat k" is the seat k places to my left (k=0 is me), so a
+policy sees the table from its own chair whatever its seat. Slots for seats that do not exist
+(fewer than six players) stay zero; the vector has the same size for 2-6 players.
+
+The encoder is incremental: it keeps one row per seat and updates the rows from the engine's new
+events after every step, so building an observation costs one copy. Only information R31 lets
+a seat know ever reaches its row: a shown card reaches the suggester and the refuter only.
+
+``python -m clue_env.observation`` prints the layout (piece, offset, shape, meaning).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .engine.board import OFF_BOARD, Board
+from .engine.cards import N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS, ROOM_BASE, WEAPON_BASE
+from .engine.game import Event, Game, Phase, redact
+
+MAX_SEATS = 6
+_LOC_W = N_ROOMS + 4  # room one-hot, hallway flag, row, col, off-board flag
+_MAX_ROLL = 12
+_DIST_SCALE = 30.0
+
+#: (name, shape, meaning) in layout order.
+PIECES: tuple[tuple[str, tuple[int, ...], str], ...] = (
+    ("hand", (N_CARDS,), "my cards (R6)"),
+    ("seat_present", (MAX_SEATS,), "rel seat k exists"),
+    ("seat_character", (MAX_SEATS, N_SUSPECTS), "suspect played by rel seat k"),
+    ("hand_size", (MAX_SEATS,), "cards held by rel seat k / 6"),
+    ("eliminated", (MAX_SEATS,), "rel seat k has accused wrongly (R28)"),
+    ("shown_to_me", (MAX_SEATS - 1, N_CARDS), "card c was shown to me by rel seat k+1 (R27)"),
+    ("i_showed", (MAX_SEATS - 1, N_CARDS), "I showed card c to rel seat k+1 (R27)"),
+    ("passed", (MAX_SEATS - 1, N_CARDS), "rel seat k+1 passed on a suggestion naming c: holds none of them"),
+    ("showed", (MAX_SEATS - 1, N_CARDS), "rel seat k+1 showed some card for a suggestion naming c"),
+    ("suspect_loc", (N_SUSPECTS, _LOC_W), "suspect token: room one-hot, in hallway, row/24, col/23, off board"),
+    ("weapon_loc", (N_WEAPONS, N_ROOMS), "room of each weapon"),
+    ("my_room_dist", (N_ROOMS,), "moves from my token to enter each room / 30 (0 = inside)"),
+    ("phase", (len(Phase),), "phase one-hot: START MOVE SUGGEST REFUTE ACCUSE OVER"),
+    ("current", (MAX_SEATS,), "rel seat whose turn it is"),
+    ("roll", (_MAX_ROLL + 1,), "total rolled this turn, one-hot (0 = not rolled)"),
+    (
+        "suggestion",
+        (MAX_SEATS + N_SUSPECTS + N_WEAPONS + N_ROOMS,),
+        "this turn's suggestion: rel suggester, suspect, weapon, room",
+    ),
+    ("refuter", (MAX_SEATS,), "rel seat that showed a card for this turn's suggestion"),
+    ("refuted_card", (N_CARDS,), "the card shown for this turn's suggestion, if I saw it"),
+    ("accusations", (MAX_SEATS, N_SUSPECTS + N_WEAPONS + N_ROOMS), "rel seat k's (wrong) accusation"),
+    ("pulled", (MAX_SEATS,), "rel seat k was moved into a room by a suggestion since its last turn (R21)"),
+    ("turn", (1,), "turns played / max_turns (R15)"),
+)
+
+
+class Layout:
+    """Offsets of the named pieces; sizes are derived from :data:`PIECES`, never repeated."""
+
+    def __init__(self) -> None:
+        self.offset: dict[str, int] = {}
+        self.shape: dict[str, tuple[int, ...]] = {}
+        self.doc: dict[str, str] = {}
+        off = 0
+        for name, shape, doc in PIECES:
+            self.offset[name] = off
+            self.shape[name] = shape
+            self.doc[name] = doc
+            off += int(np.prod(shape))
+        self.size = off
+
+    def slice(self, name: str) -> slice:
+        o = self.offset[name]
+        return slice(o, o + int(np.prod(self.shape[name])))
+
+    def view(self, obs: np.ndarray, name: str) -> np.ndarray:
+        """The piece ``name`` of a flat observation, in its shape."""
+        return obs[self.slice(name)].reshape(self.shape[name])
+
+    def table(self) -> str:
+        lines = [f"{'piece':<15} {'offset':>6} {'size':>5}  {'shape':<9} meaning"]
+        for name, shape, doc in PIECES:
+            lines.append(f"{name:<15} {self.offset[name]:>6} {int(np.prod(shape)):>5}  {str(shape):<9} {doc}")
+        lines.append(f"{'total':<15} {'':>6} {self.size:>5}")
+        return "\n".join(lines)
+
+
+LAYOUT = Layout()
+
+
+def _loc_features(board: Board) -> np.ndarray:
+    feats = np.zeros((board.n_nodes + 1, _LOC_W), dtype=np.float32)  # last row: off board
+    for node in range(board.n_nodes):
+        if node < N_ROOMS:
+            feats[node, node] = 1.0
+        else:
+            r, c = board.node_rc[node]
+            feats[node, N_ROOMS] = 1.0
+            feats[node, N_ROOMS + 1] = r / (board.rows - 1)
+            feats[node, N_ROOMS + 2] = c / (board.cols - 1)
+    feats[board.n_nodes, N_ROOMS + 3] = 1.0
+    return feats
+
+
+class ObservationEncoder:
+    """Keeps every seat's observation row up to date from a :class:`Game`'s event log."""
+
+    def __init__(self, board: Board) -> None:
+        self.board = board
+        self.L = LAYOUT
+        self.size = LAYOUT.size
+        self._loc_feat = _loc_features(board)
+        dist = np.array(board.dist_to_room, dtype=np.float32) / _DIST_SCALE
+        self._room_dist = np.vstack([np.minimum(dist, 1.0), np.ones((1, N_ROOMS), np.float32)])
+        self._phase_eye = np.eye(len(Phase), dtype=np.float32)
+        self._roll_eye = np.eye(_MAX_ROLL + 1, dtype=np.float32)
+        self.buf = np.zeros((1, self.size), dtype=np.float32)
+        self.views: list[list[Event]] = []
+
+    # ------------------------------------------------------------------ setup
+    def reset(self, game: Game) -> None:
+        n = game.n
+        L = self.L
+        off = L.offset
+        self.game = game
+        self.n = n
+        self.buf = np.zeros((n, self.size), dtype=np.float32)
+        self.views = [[] for _ in range(n)]
+        self._seen = 0
+        self._named: tuple[int, int, int] = (0, 0, 0)
+        # rel[v][s] = seats from v to s, clockwise
+        self.rel = [[(s - v) % n for s in range(n)] for v in range(n)]
+        self._suspect_seat = game.suspect_seat
+        buf = self.buf
+        for v in range(n):
+            row = buf[v]
+            for c in game.hands[v]:
+                row[off["hand"] + c] = 1.0
+            for s in range(n):
+                k = self.rel[v][s]
+                row[off["seat_present"] + k] = 1.0
+                row[off["seat_character"] + k * N_SUSPECTS + game.seat_suspect[s]] = 1.0
+                row[off["hand_size"] + k] = len(game.hands[s]) / 6.0
+        for sus in range(N_SUSPECTS):
+            self._set_loc(sus, game.loc[sus])
+        for w in range(N_WEAPONS):
+            self._set_weapon(w, game.weapon_loc[w])
+        self._sync_small()
+        self.update()
+
+    # ------------------------------------------------------------------ pieces
+    def _set_loc(self, suspect: int, node: int) -> None:
+        o = self.L.offset["suspect_loc"] + suspect * _LOC_W
+        feat = self._loc_feat[node if node != OFF_BOARD else -1]
+        self.buf[:, o : o + _LOC_W] = feat
+        seat = self._suspect_seat[suspect]
+        if seat >= 0:
+            o = self.L.offset["my_room_dist"]
+            self.buf[seat, o : o + N_ROOMS] = self._room_dist[node if node != OFF_BOARD else -1]
+
+    def _set_weapon(self, weapon: int, room: int) -> None:
+        o = self.L.offset["weapon_loc"] + weapon * N_ROOMS
+        b = self.buf
+        b[:, o : o + N_ROOMS] = 0.0
+        b[:, o + room] = 1.0
+
+    def _sync_small(self) -> None:
+        g = self.game
+        off = self.L.offset
+        b = self.buf
+        o = off["phase"]
+        b[:, o : o + len(Phase)] = self._phase_eye[g.phase]
+        o = off["pulled"]
+        for v in range(self.n):
+            rel = self.rel[v]
+            for s in range(self.n):
+                b[v, o + rel[s]] = 1.0 if g.pulled[s] else 0.0
+
+    # ------------------------------------------------------------------ events
+    def update(self) -> None:
+        """Fold the engine's new events into the rows (call after every engine step)."""
+        g = self.game
+        log = g.log
+        n = self.n
+        views = self.views
+        b = self.buf
+        off = self.L.offset
+        pulled_dirty = False
+        for i in range(self._seen, len(log)):
+            ev = log[i]
+            t = ev[0]
+            if t == "show":
+                for v in range(n):
+                    views[v].append(redact(ev, v))
+            else:
+                for v in range(n):
+                    views[v].append(ev)
+            if t == "move":
+                self._set_loc(ev[2], ev[3])
+                if ev[4] == "suggest":
+                    pulled_dirty = True
+            elif t == "roll":
+                o = off["roll"]
+                b[:, o : o + _MAX_ROLL + 1] = self._roll_eye[min(ev[2], _MAX_ROLL)]
+            elif t == "turn":
+                seat = ev[1]
+                b[:, off["turn"]] = ev[2] / g.cfg.max_turns
+                o = off["current"]
+                b[:, o : o + MAX_SEATS] = 0.0
+                o2 = off["roll"]
+                b[:, o2 : o2 + _MAX_ROLL + 1] = self._roll_eye[0]
+                s0 = off["suggestion"]
+                b[:, s0 : s0 + MAX_SEATS + N_SUSPECTS + N_WEAPONS + N_ROOMS] = 0.0
+                r0 = off["refuter"]
+                b[:, r0 : r0 + MAX_SEATS] = 0.0
+                c0 = off["refuted_card"]
+                b[:, c0 : c0 + N_CARDS] = 0.0
+                for v in range(n):
+                    b[v, o + self.rel[v][seat]] = 1.0
+                pulled_dirty = True
+            elif t == "weapon":
+                self._set_weapon(ev[2], ev[3])
+            elif t == "suggest":
+                seat, s, w, r = ev[1], ev[2], ev[3], ev[4]
+                self._named = (s, WEAPON_BASE + w, ROOM_BASE + r)
+                o = off["suggestion"]
+                for v in range(n):
+                    b[v, o + self.rel[v][seat]] = 1.0
+                o += MAX_SEATS
+                b[:, o + s] = 1.0
+                b[:, o + N_SUSPECTS + w] = 1.0
+                b[:, o + N_SUSPECTS + N_WEAPONS + r] = 1.0
+            elif t == "pass":
+                j = ev[1]
+                o = off["passed"]
+                for v in range(n):
+                    if v != j:
+                        base = o + (self.rel[v][j] - 1) * N_CARDS
+                        for c in self._named:
+                            b[v, base + c] = 1.0
+            elif t == "show":
+                j, sug, card = ev[1], ev[2], ev[3]
+                o = off["showed"]
+                r0 = off["refuter"]
+                for v in range(n):
+                    k = self.rel[v][j]
+                    b[v, r0 + k] = 1.0
+                    if v != j:
+                        base = o + (k - 1) * N_CARDS
+                        for c in self._named:
+                            b[v, base + c] = 1.0
+                b[sug, off["shown_to_me"] + (self.rel[sug][j] - 1) * N_CARDS + card] = 1.0
+                b[sug, off["refuted_card"] + card] = 1.0
+                b[j, off["i_showed"] + (self.rel[j][sug] - 1) * N_CARDS + card] = 1.0
+                b[j, off["refuted_card"] + card] = 1.0
+            elif t == "accuse":
+                seat = ev[1]
+                o = off["accusations"]
+                w = N_SUSPECTS + N_WEAPONS + N_ROOMS
+                for v in range(n):
+                    k = self.rel[v][seat]
+                    base = o + k * w
+                    b[v, base + ev[2]] = 1.0
+                    b[v, base + N_SUSPECTS + ev[3]] = 1.0
+                    b[v, base + N_SUSPECTS + N_WEAPONS + ev[4]] = 1.0
+                    if not ev[5]:
+                        b[v, off["eliminated"] + k] = 1.0
+        self._seen = len(log)
+        o = off["phase"]
+        b[:, o : o + len(Phase)] = self._phase_eye[g.phase]
+        if pulled_dirty:
+            self._sync_small()
+
+    def observe(self, seat: int) -> np.ndarray:
+        """A copy of seat ``seat``'s observation vector."""
+        return self.buf[seat].copy()
+
+
+if __name__ == "__main__":
+    print(LAYOUT.table())
