@@ -172,9 +172,7 @@ class raw_env(AECEnv):
         for name, where in (options.get("weapons") or {}).items():
             w = _card_of_kind(name, "weapon", "weapons")
             if where not in ROOMS:
-                raise ValueError(
-                    f"reset option weapons[{name!r}] must be a room id ({', '.join(ROOMS)}), got {where!r}"
-                )
+                raise ValueError(f"reset option weapons[{name!r}] must be a room id ({', '.join(ROOMS)}), got {where!r}")
             weapons[w - 6] = ROOMS.index(where)
         return options.get("envelope"), hands, tokens, weapons
 
@@ -190,9 +188,7 @@ class raw_env(AECEnv):
                 r, c = (int(x) for x in where)
             return self.board.node_of(r, c)
         except (ValueError, TypeError) as e:
-            raise ValueError(
-                f"reset option {what}: {where!r} is neither a room id nor a hallway square R,C ({e})"
-            ) from None
+            raise ValueError(f"reset option {what}: {where!r} is neither a room id nor a hallway square R,C ({e})") from None
 
     # ------------------------------------------------------------------ observe
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -250,7 +246,7 @@ class raw_env(AECEnv):
             else:
                 self.terminations = {a: True for a in agents}
             winner = game.winner
-            for i, a in enumerate(agents):
+            for a in agents:
                 self.infos[a]["winner"] = f"player_{winner}" if winner >= 0 else None
         else:
             self.agent_selection = agents[game.acting]
@@ -265,7 +261,7 @@ class raw_env(AECEnv):
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            warnings.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'")
+            warnings.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'", stacklevel=2)
             return None
         from . import render as _render
 

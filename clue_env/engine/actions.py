@@ -115,9 +115,7 @@ def parse_action(text: str, board: Board) -> Action:
     if verb == "toward":
         return Action(Kind.TOWARD, _lookup(text, args[0], ROOMS, "room"))
     if verb == "suggest":
-        return Action(
-            Kind.SUGGEST, _lookup(text, args[0], SUSPECTS, "suspect"), _lookup(text, args[1], WEAPONS, "weapon")
-        )
+        return Action(Kind.SUGGEST, _lookup(text, args[0], SUSPECTS, "suspect"), _lookup(text, args[1], WEAPONS, "weapon"))
     if verb == "show":
         return Action(Kind.SHOW, _lookup(text, args[0], CARDS, "card"))
     return Action(

@@ -285,10 +285,7 @@ def load_board(data: dict | None = None) -> Board:
                     row[n2] = min(row[n2], d + 1)
             dist_to_square.append(tuple(row))
             dist_to_room.append(
-                tuple(
-                    0 if room == node else min(sq_dist_room[h][room] for h in room_doors[node]) + 1
-                    for room in range(N_ROOMS)
-                )
+                tuple(0 if room == node else min(sq_dist_room[h][room] for h in room_doors[node]) + 1 for room in range(N_ROOMS))
             )
         else:
             hd = hall_dist[node_rc[node]]

@@ -83,9 +83,7 @@ class RulesConfig:
             chars = tuple(self.characters)
             bad = [c for c in chars if c not in SUSPECTS]
             if bad or len(set(chars)) != len(chars) or not chars:
-                raise ConfigError(
-                    f"config key 'characters' must list distinct suspects from {SUSPECTS}, got {self.characters!r}"
-                )
+                raise ConfigError(f"config key 'characters' must list distinct suspects from {SUSPECTS}, got {self.characters!r}")
             object.__setattr__(self, "characters", chars)
         if not isinstance(self.suspect_names, dict) or any(k not in SUSPECTS for k in self.suspect_names):
             raise ConfigError(f"config key 'suspect_names' must map suspect ids to names, got {self.suspect_names!r}")
@@ -105,9 +103,7 @@ class RulesConfig:
         if self.characters is None:
             return SUSPECTS[:num_players]
         if len(self.characters) < num_players:
-            raise ConfigError(
-                f"config key 'characters' names {len(self.characters)} suspects but num_players is {num_players}"
-            )
+            raise ConfigError(f"config key 'characters' names {len(self.characters)} suspects but num_players is {num_players}")
         return self.characters[:num_players]
 
     def to_dict(self) -> dict[str, Any]:

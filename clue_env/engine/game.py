@@ -371,12 +371,7 @@ class Game:
             out += [Action(Kind.SUGGEST, s, w) for s in range(N_SUSPECTS) for w in range(N_WEAPONS)]
         out += [Action(Kind.SHOW, c) for c in lg.show]
         if lg.accuse:
-            out += [
-                Action(Kind.ACCUSE, s, w, r)
-                for s in range(N_SUSPECTS)
-                for w in range(N_WEAPONS)
-                for r in range(N_ROOMS)
-            ]
+            out += [Action(Kind.ACCUSE, s, w, r) for s in range(N_SUSPECTS) for w in range(N_WEAPONS) for r in range(N_ROOMS)]
         return out
 
     def blocked_squares(self, seat: int) -> set[int]:
@@ -566,9 +561,7 @@ class Game:
         if t == "weapon":
             return f"{CARDS[WEAPON_BASE + ev[2]]} -> {ROOMS[ev[3]]}"
         if t == "suggest":
-            return (
-                f"{name(ev[1])} suggests {SUSPECTS[ev[2]]} with the {CARDS[WEAPON_BASE + ev[3]]} in the {ROOMS[ev[4]]}"
-            )
+            return f"{name(ev[1])} suggests {SUSPECTS[ev[2]]} with the {CARDS[WEAPON_BASE + ev[3]]} in the {ROOMS[ev[4]]}"
         if t == "pass":
             return f"{name(ev[1])} cannot refute"
         if t == "show":
