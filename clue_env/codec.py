@@ -53,6 +53,7 @@ class ActionCodec:
         self.actions: tuple[Action, ...] = tuple(self._decode_slow(i) for i in range(self.n))
         self._index: dict[Action, int] = {a: i for i, a in enumerate(self.actions)}
         self.accuse_slice = slice(self.ACCUSE, self.ACCUSE + self.size["accuse"])
+        self._mask_cache: dict[Legal, np.ndarray] = {}
 
     # ---------------------------------------------------------------- index <-> action
     def _decode_slow(self, i: int) -> Action:
@@ -119,6 +120,17 @@ class ActionCodec:
             m[self.SHOW + c] = 1
         if lg.accuse:
             m[self.accuse_slice] = 1
+        return m
+
+    def cached_mask(self, lg: Legal) -> np.ndarray:
+        """Like :meth:`mask`, memoised on the legal set; the result is shared and read-only."""
+        m = self._mask_cache.get(lg)
+        if m is None:
+            if len(self._mask_cache) > 50_000:
+                self._mask_cache.clear()
+            m = self.mask(lg)
+            m.flags.writeable = False
+            self._mask_cache[lg] = m
         return m
 
     def layout(self) -> str:

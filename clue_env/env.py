@@ -35,6 +35,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from . import wrappers as fast_wrappers
 from .codec import ActionCodec, default_codec
 from .engine.board import OFF_BOARD, classic_board
 from .engine.cards import CARDS, N_ROOMS, ROOMS, SUSPECTS, WEAPONS, card_index
@@ -139,6 +140,7 @@ class raw_env(AECEnv):
         views = self.encoder.views
         self.infos = {a: {"events": views[i]} for i, a in enumerate(self.agents)}
         self._mask = None
+        self._rewards_dirty = False
         self.agent_selection = self.possible_agents[game.acting]
         self._skip_agent_selection = None
 
@@ -196,7 +198,7 @@ class raw_env(AECEnv):
         if agent == self.agent_selection and self.game.acting == seat:
             mask = self._mask
             if mask is None:
-                mask = self._mask = self.codec.mask(self.game.legal())
+                mask = self._mask = self.codec.cached_mask(self.game.legal())
             mask = mask.copy()
         else:
             mask = self._zero_mask.copy()
@@ -237,9 +239,12 @@ class raw_env(AECEnv):
         self.encoder.update()
         agents = self.agents
         rw = game.rewards
-        rewards = self.rewards
-        for i, a in enumerate(agents):
-            rewards[a] = rw[i]
+        rewarded = game.rewarded
+        if rewarded or self._rewards_dirty:
+            rewards = self.rewards
+            for i, a in enumerate(agents):
+                rewards[a] = rw[i]
+            self._rewards_dirty = rewarded
         if game.phase == Phase.OVER:
             if game.truncated:
                 self.truncations = {a: True for a in agents}
@@ -250,7 +255,8 @@ class raw_env(AECEnv):
                 self.infos[a]["winner"] = f"player_{winner}" if winner >= 0 else None
         else:
             self.agent_selection = agents[game.acting]
-        self._accumulate_rewards()
+        if rewarded:
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
@@ -288,7 +294,20 @@ def _card_of_kind(name: Any, kind: str, option: str) -> int:
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """The Clue env wrapped as PettingZoo's classic envs are (illegal moves end the game)."""
+    """The Clue env wrapped as PettingZoo's classic envs are (illegal moves end the game).
+
+    The wrappers are PettingZoo's own, subclassed for one-hop attribute access
+    (:mod:`clue_env.wrappers`); :func:`stock_wrapped_env` uses the unmodified classes.
+    """
+    e: AECEnv = raw_env(**kwargs)
+    e = fast_wrappers.TerminateIllegalWrapper(e, -1)
+    e = fast_wrappers.AssertOutOfBoundsWrapper(e)
+    e = fast_wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+def stock_wrapped_env(**kwargs: Any) -> AECEnv:
+    """``env()`` with PettingZoo's unmodified wrapper classes (for comparison and testing)."""
     e: AECEnv = raw_env(**kwargs)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)

@@ -13,6 +13,8 @@ a seat know ever reaches its row: a shown card reaches the suggester and the ref
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .engine.board import OFF_BOARD, Board
@@ -102,6 +104,41 @@ def _loc_features(board: Board) -> np.ndarray:
     return feats
 
 
+class SeatLog(Sequence):
+    """Seat ``seat``'s view of the game log (R31), computed lazily from the shared log.
+
+    Behaves like a read-only list of event tuples; a ``show`` event carries its card only for
+    the suggester and the refuter (``-1`` for everyone else).
+    """
+
+    __slots__ = ("_log", "seat")
+
+    def __init__(self, log: list[Event], seat: int) -> None:
+        self._log = log
+        self.seat = seat
+
+    def __len__(self) -> int:
+        return len(self._log)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [redact(ev, self.seat) for ev in self._log[i]]
+        return redact(self._log[i], self.seat)
+
+    def __iter__(self):
+        seat = self.seat
+        for ev in self._log:
+            yield redact(ev, seat)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (SeatLog, list, tuple)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"SeatLog(seat={self.seat}, events={len(self)})"
+
+
 class ObservationEncoder:
     """Keeps every seat's observation row up to date from a :class:`Game`'s event log."""
 
@@ -115,7 +152,7 @@ class ObservationEncoder:
         self._phase_eye = np.eye(len(Phase), dtype=np.float32)
         self._roll_eye = np.eye(_MAX_ROLL + 1, dtype=np.float32)
         self.buf = np.zeros((1, self.size), dtype=np.float32)
-        self.views: list[list[Event]] = []
+        self.views: list[SeatLog] = []
 
     # ------------------------------------------------------------------ setup
     def reset(self, game: Game) -> None:
@@ -125,7 +162,11 @@ class ObservationEncoder:
         self.game = game
         self.n = n
         self.buf = np.zeros((n, self.size), dtype=np.float32)
-        self.views = [[] for _ in range(n)]
+        self.views = [SeatLog(game.log, v) for v in range(n)]
+        self._phase = -1
+        self._pulled: tuple[bool, ...] = ()
+        #: perm[v, k] = the seat k places to v's left
+        self._perm = np.array([[(v + k) % n for k in range(n)] for v in range(n)], dtype=np.intp)
         self._seen = 0
         self._named: tuple[int, int, int] = (0, 0, 0)
         # rel[v][s] = seats from v to s, clockwise
@@ -166,15 +207,15 @@ class ObservationEncoder:
 
     def _sync_small(self) -> None:
         g = self.game
-        off = self.L.offset
-        b = self.buf
-        o = off["phase"]
-        b[:, o : o + len(Phase)] = self._phase_eye[g.phase]
-        o = off["pulled"]
-        for v in range(self.n):
-            rel = self.rel[v]
-            for s in range(self.n):
-                b[v, o + rel[s]] = 1.0 if g.pulled[s] else 0.0
+        if g.phase != self._phase:
+            self._phase = g.phase
+            o = self.L.offset["phase"]
+            self.buf[:, o : o + len(Phase)] = self._phase_eye[g.phase]
+        pulled = tuple(g.pulled)
+        if pulled != self._pulled:
+            self._pulled = pulled
+            o = self.L.offset["pulled"]
+            self.buf[:, o : o + self.n] = np.array(pulled, dtype=np.float32)[self._perm]
 
     # ------------------------------------------------------------------ events
     def update(self) -> None:
@@ -182,23 +223,13 @@ class ObservationEncoder:
         g = self.game
         log = g.log
         n = self.n
-        views = self.views
         b = self.buf
         off = self.L.offset
-        pulled_dirty = False
         for i in range(self._seen, len(log)):
             ev = log[i]
             t = ev[0]
-            if t == "show":
-                for v in range(n):
-                    views[v].append(redact(ev, v))
-            else:
-                for v in range(n):
-                    views[v].append(ev)
             if t == "move":
                 self._set_loc(ev[2], ev[3])
-                if ev[4] == "suggest":
-                    pulled_dirty = True
             elif t == "roll":
                 o = off["roll"]
                 b[:, o : o + _MAX_ROLL + 1] = self._roll_eye[min(ev[2], _MAX_ROLL)]
@@ -217,7 +248,6 @@ class ObservationEncoder:
                 b[:, c0 : c0 + N_CARDS] = 0.0
                 for v in range(n):
                     b[v, o + self.rel[v][seat]] = 1.0
-                pulled_dirty = True
             elif t == "weapon":
                 self._set_weapon(ev[2], ev[3])
             elif t == "suggest":
@@ -266,10 +296,7 @@ class ObservationEncoder:
                     if not ev[5]:
                         b[v, off["eliminated"] + k] = 1.0
         self._seen = len(log)
-        o = off["phase"]
-        b[:, o : o + len(Phase)] = self._phase_eye[g.phase]
-        if pulled_dirty:
-            self._sync_small()
+        self._sync_small()
 
     def observe(self, seat: int) -> np.ndarray:
         """A copy of seat ``seat``'s observation vector."""

@@ -143,6 +143,7 @@ class Game:
         self.over_reason = ""
         self.log: list[Event] = []
         self.rewards: list[float] = [0.0] * n  # rewards produced by the last apply()
+        self.rewarded = False  # whether the last apply() produced any reward
         self._legal: Legal | None = None
 
     def setup(
@@ -393,7 +394,9 @@ class Game:
                 f"action {action.to_text(self.board)!r} is not legal for seat {self.acting} in phase {self.phase.name}",
                 action=action,
             )
-        self.rewards = [0.0] * self.n
+        if self.rewarded:
+            self.rewards = [0.0] * self.n
+            self.rewarded = False
         self._legal = None
         k = action.kind
         seat = self.current
@@ -490,6 +493,7 @@ class Game:
         # R28: out of the game; a token blocking a door moves into that room.
         self.eliminated[seat] = True
         self.rewards[seat] += cfg.reward_wrong_accusation
+        self.rewarded = True
         my = self.token_of(seat)
         if my >= N_ROOMS and self.board.door_rooms[my]:
             self._move_token(seat, self.seat_suspect[seat], self.board.door_rooms[my][0], "eliminated")
@@ -535,6 +539,7 @@ class Game:
         self.acting = -1
         self.pending = None
         self._legal = None
+        self.rewarded = True
         for i in range(self.n):
             if i == winner:
                 self.rewards[i] += cfg.reward_win
