@@ -34,7 +34,7 @@ def _run(make: Callable[[], object], seconds: float, forbid: np.ndarray | None, 
     deadline = t0 + seconds
     while time.perf_counter() < deadline:
         env.reset(seed=seed + games)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _r, term, trunc, _info = env.last()
             if term or trunc:
                 action = None

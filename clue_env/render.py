@@ -1,130 +1,436 @@
 """Drawing a game: the board as text (``ansi``/``human``) and as a picture (``rgb_array``).
 
-Only public information is drawn (R31): positions, the turn, the public log. Never a hand.
+Only public information is drawn (R31): positions, the turn, the seats, hand sizes, the public
+log (a shown card is never named) and, once the game is over, the opened envelope. Never a
+hand, never the envelope before the end.
+
+Text board: ``#`` out of bounds / centre, ``.`` hallway, capital letters room squares,
+lowercase letters room squares with a door, digits ``1``-``6`` suspect tokens on hallway
+squares (suspects in card order); tokens and weapons inside rooms are listed beside the board.
+
+Picture: rooms with walls and doors (orange bars), room names, weapons as labelled chips and
+tokens as numbered discs inside their room, tokens on hallway squares, start squares ringed in
+the suspect's colour, secret passages marked, and a side panel with the seats, the turn and the
+last public log lines.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
+from .engine.board import Board
 from .engine.cards import N_ROOMS, ROOMS, SUSPECTS, WEAPONS
-from .engine.game import Game
+from .engine.game import Game, Phase
 
-#: one character per suspect token on the text board
+#: one character per suspect token on the text board (suspects in card order)
 TOKEN_CHARS = "123456"
 ROOM_LETTERS = "KBCDRLOHS"
 _LOG_LINES = 8
 
 
+# ---------------------------------------------------------------------- text
+def _seat_label(game: Game, suspect: int) -> str:
+    seat = game.suspect_seat[suspect]
+    if seat < 0:
+        return "(no player)"
+    label = f"player_{seat}"
+    if game.eliminated[seat]:
+        label += " [out]"
+    if not game.over and seat == game.acting:
+        label += "  <- to act"
+    elif not game.over and seat == game.current:
+        label += "  <- turn"
+    return label
+
+
+def _status_lines(game: Game) -> list[str]:
+    """Public status: the pending suggestion, and the result once the game is over."""
+    out = []
+    if game.pending is not None:
+        sug, s, w, r = game.pending
+        out.append(
+            f"suggestion by {game.seat_name(sug)}: {game.cfg.display(SUSPECTS[s])}, "
+            f"{game.cfg.display(WEAPONS[w])}, {game.cfg.display(ROOMS[r])}"
+        )
+    if game.over:
+        s, w, r = game.envelope  # public once the game is over (R31)
+        out.append(
+            f"game over ({game.over_reason}); solution: {game.cfg.display(SUSPECTS[s])}, "
+            f"{game.cfg.display(WEAPONS[w])}, {game.cfg.display(ROOMS[r])}"
+        )
+    return out
+
+
 def render_text(game: Game, log_lines: int = _LOG_LINES) -> str:
-    """The board with tokens (digits 1-6 = suspects in card order), room contents and the log."""
+    """The board with tokens (digits 1-6 = suspects in card order), room contents and the log.
+
+    The first line is the header; the next ``board.rows`` lines start with the board row
+    (``board.cols`` characters), so square ``r,c`` is character ``c`` of line ``r + 1``.
+    """
     board = game.board
-    grid = [list(row.replace("X", "#")) for row in board.grid]
+    grid = [list(row.replace("X", "#").replace(" ", "#")) for row in board.grid]
     for r, row in enumerate(grid):
         for c, ch in enumerate(row):
-            if ch in "123456":
+            if ch in TOKEN_CHARS:
                 grid[r][c] = "."
-            elif ch.isalpha() and ch.islower():
-                grid[r][c] = ch.upper()
     for s, node in enumerate(game.loc):
         if node >= N_ROOMS:
             r, c = board.node_rc[node]
             grid[r][c] = TOKEN_CHARS[s]
     lines = ["".join(row) for row in grid]
-    legend = [f"{TOKEN_CHARS[s]} {game.cfg.display(SUSPECTS[s])}" for s in range(len(SUSPECTS))]
-    for i, text in enumerate(legend):
-        lines[i] += "   " + text
-    rooms_in = []
+
+    side = [f"{TOKEN_CHARS[s]} {game.cfg.display(SUSPECTS[s]):<16} {_seat_label(game, s)}" for s in range(len(SUSPECTS))]
+    side.append("")
+    side.append("rooms (lowercase letter = door):")
     for r in range(N_ROOMS):
         toks = [TOKEN_CHARS[s] for s, node in enumerate(game.loc) if node == r]
         weps = [WEAPONS[w] for w, room in enumerate(game.weapon_loc) if room == r]
-        if toks or weps:
-            rooms_in.append(f"{ROOM_LETTERS[r]} {ROOMS[r]}: " + " ".join(toks + weps))
-    for i, text in enumerate(rooms_in):
-        lines[len(legend) + 1 + i] += "   " + text
+        text = f"{ROOM_LETTERS[r]} {ROOMS[r]:<13}"
+        if toks:
+            text += " " + " ".join(toks)
+        if weps:
+            text += " | " + " ".join(weps)
+        side.append(text.rstrip())
+    passages = sorted({tuple(sorted((r, p))) for r, p in enumerate(board.passage) if p >= 0})
+    if passages:
+        side.append("passages: " + ", ".join(f"{ROOMS[a]}<->{ROOMS[b]}" for a, b in passages))
+    for i, text in enumerate(side[: len(lines)]):
+        lines[i] += "   " + text
+
     head = f"turn {game.turn}/{game.cfg.max_turns}  phase {game.phase.name}"
     if game.over:
         head += "  winner: " + (game.seat_name(game.winner) if game.winner >= 0 else "nobody")
     else:
         head += f"  to act: {game.seat_name(game.acting)}"
+        if game.phase == Phase.REFUTE:
+            head += " (refutes)"
         if game.roll_total:
             head += f"  roll {game.roll_total}"
     elim = [f"player_{i}" for i in range(game.n) if game.eliminated[i]]
     if elim:
         head += "  eliminated: " + ", ".join(elim)
-    tail = [game.describe_event(ev, viewer=-1) for ev in game.log[-log_lines:]]
-    return "\n".join([head, *lines, "-- log --", *tail])
+    tail = [game.describe_event(ev, viewer=-1) for ev in game.log[-log_lines:]] if log_lines > 0 else []
+    return "\n".join([head, *lines, *_status_lines(game), "-- log --", *tail])
 
 
 # ---------------------------------------------------------------------- picture
-_CELL = 24
-_COLORS = {
-    "out": (40, 40, 40),
-    "hall": (235, 214, 160),
-    "centre": (90, 90, 90),
-    "grid": (200, 180, 130),
-    "door": (120, 60, 20),
-}
+CELL = 28
+_CELL = CELL  # backwards-compatible name
+MARGIN = 12
+PANEL_WIDTH = 360
+
+_BG = (36, 52, 44)
+_HALL = (238, 224, 182)
+_GRID = (206, 188, 142)
+_CENTRE = (72, 72, 72)
+_WALL = (58, 40, 28)
+_DOOR = (230, 130, 20)
+_TEXT = (28, 28, 28)
+_PANEL = (246, 242, 232)
+_MUTED = (110, 100, 90)
 _ROOM_COLORS = [
-    (200, 170, 170),
-    (170, 170, 210),
-    (170, 210, 170),
-    (210, 190, 150),
-    (150, 190, 170),
-    (190, 170, 200),
-    (210, 160, 160),
-    (180, 180, 150),
-    (170, 190, 210),
+    (214, 176, 170),  # kitchen
+    (178, 178, 222),  # ballroom
+    (170, 214, 170),  # conservatory
+    (222, 198, 150),  # dining room
+    (150, 198, 176),  # billiard room
+    (196, 176, 210),  # library
+    (222, 164, 164),  # lounge
+    (190, 190, 150),  # hall
+    (170, 196, 220),  # study
 ]
-_TOKEN_COLORS = [(200, 20, 40), (230, 190, 20), (245, 245, 245), (20, 140, 40), (30, 80, 200), (120, 40, 140)]
+_TOKEN_COLORS = [(200, 20, 40), (228, 182, 0), (250, 250, 250), (20, 140, 40), (30, 80, 200), (120, 40, 140)]
+_TOKEN_TEXT = [(255, 255, 255), (0, 0, 0), (0, 0, 0), (255, 255, 255), (255, 255, 255), (255, 255, 255)]
 
 
-def render_rgb(game: Game, cell: int = _CELL) -> np.ndarray:
-    """An ``H x W x 3`` uint8 picture of the board with tokens (discs) and weapons (labels)."""
+@lru_cache(maxsize=16)
+def _font(size: int):
+    from PIL import ImageFont
+
+    try:
+        return ImageFont.load_default(size=size)
+    except (TypeError, ValueError, OSError, ImportError):  # no FreeType: the small bitmap font
+        return ImageFont.load_default()
+
+
+def square_box(r: int, c: int, cell: int = CELL) -> tuple[int, int, int, int]:
+    """Pixel box ``(x0, y0, x1, y1)`` (inclusive) of board square ``r,c`` in the picture."""
+    x0, y0 = MARGIN + c * cell, MARGIN + r * cell
+    return x0, y0, x0 + cell - 1, y0 + cell - 1
+
+
+def square_center(r: int, c: int, cell: int = CELL) -> tuple[int, int]:
+    """Pixel ``(x, y)`` of the centre of board square ``r,c`` in the picture."""
+    x0, y0, _, _ = square_box(r, c, cell)
+    return x0 + cell // 2, y0 + cell // 2
+
+
+def _room_of_char(ch: str) -> int:
+    i = ROOM_LETTERS.find(ch.upper()) if ch.strip() else -1
+    return i
+
+
+def _inner_rect(cells: tuple[tuple[int, int], ...]) -> tuple[int, int, int, int]:
+    """The largest rectangle ``(r0, c0, r1, c1)`` of room squares (for placing labels)."""
+    have = set(cells)
+    rows = sorted({p[0] for p in cells})
+    cols = sorted({p[1] for p in cells})
+    best, best_key = (rows[0], cols[0], rows[0], cols[0]), (0, 0)
+    for r0 in rows:
+        for r1 in (r for r in rows if r >= r0):
+            for c0 in cols:
+                for c1 in (c for c in cols if c >= c0):
+                    if all((r, c) in have for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)):
+                        key = ((r1 - r0 + 1) * (c1 - c0 + 1), c1 - c0)
+                        if key > best_key:
+                            best, best_key = (r0, c0, r1, c1), key
+    return best
+
+
+_INNER: dict[int, tuple[tuple[int, int, int, int], ...]] = {}
+
+
+def _inner_rects(board: Board) -> tuple[tuple[int, int, int, int], ...]:
+    key = id(board)
+    if key not in _INNER:
+        _INNER[key] = tuple(_inner_rect(cells) for cells in board.room_cells)
+    return _INNER[key]
+
+
+def _disc(draw, cx: int, cy: int, diameter: int, suspect: int, highlight: bool = False) -> None:
+    rad = diameter // 2
+    if highlight:
+        draw.ellipse((cx - rad - 3, cy - rad - 3, cx + rad + 3, cy + rad + 3), fill=(255, 140, 0))
+    draw.ellipse((cx - rad, cy - rad, cx + rad, cy + rad), fill=_TOKEN_COLORS[suspect], outline=(0, 0, 0), width=2)
+    font = _font(max(9, diameter * 3 // 5))
+    draw.text((cx, cy), TOKEN_CHARS[suspect], fill=_TOKEN_TEXT[suspect], font=font, anchor="mm")
+
+
+def _chip(draw, x: int, y: int, text: str, font) -> None:
+    w = int(draw.textlength(text, font=font)) + 8
+    draw.rounded_rectangle((x, y, x + w, y + 15), radius=4, fill=(252, 250, 244), outline=(90, 70, 50))
+    draw.text((x + 4, y + 8), text, fill=(40, 30, 20), font=font, anchor="lm")
+
+
+def _flow(widths: list[int], width: int, gap: int) -> list[list[int]]:
+    """Indices of ``widths`` broken into lines no wider than ``width``."""
+    lines: list[list[int]] = []
+    cur: list[int] = []
+    used = 0
+    for i, w in enumerate(widths):
+        if cur and used + gap + w > width:
+            lines.append(cur)
+            cur, used = [], 0
+        used += (gap if cur else 0) + w
+        cur.append(i)
+    if cur:
+        lines.append(cur)
+    return lines
+
+
+def render_rgb(game: Game, cell: int = CELL) -> np.ndarray:
+    """An ``H x W x 3`` uint8 picture of the board (tokens, weapons, doors) and a public side panel."""
     from PIL import Image, ImageDraw
 
     board = game.board
-    h, w = board.rows * cell, board.cols * cell
-    img = Image.new("RGB", (w, h), _COLORS["out"])
+    bw, bh = board.cols * cell, board.rows * cell
+    img = Image.new("RGB", (bw + 2 * MARGIN + PANEL_WIDTH, bh + 2 * MARGIN), _BG)
     draw = ImageDraw.Draw(img)
-    letter_room = {ch: i for i, ch in enumerate(ROOM_LETTERS)}
+    acting_suspect = game.seat_suspect[game.acting] if not game.over else -1
+
+    # squares
     for r, row in enumerate(board.grid):
         for c, ch in enumerate(row):
-            box = (c * cell, r * cell, (c + 1) * cell - 1, (r + 1) * cell - 1)
+            box = square_box(r, c, cell)
             if ch in ".123456":
-                draw.rectangle(box, fill=_COLORS["hall"], outline=_COLORS["grid"])
+                draw.rectangle(box, fill=_HALL, outline=_GRID)
             elif ch == "X":
-                draw.rectangle(box, fill=_COLORS["centre"])
-            elif ch.upper() in letter_room:
-                draw.rectangle(box, fill=_ROOM_COLORS[letter_room[ch.upper()]])
+                draw.rectangle(box, fill=_CENTRE)
+            elif _room_of_char(ch) >= 0:
+                draw.rectangle(box, fill=_ROOM_COLORS[_room_of_char(ch)])
+    # start squares: ringed in the suspect's colour
+    for s, node in enumerate(board.start_node):
+        x0, y0, x1, y1 = square_box(*board.node_rc[node], cell)
+        draw.rectangle((x0 + 2, y0 + 2, x1 - 2, y1 - 2), outline=_TOKEN_COLORS[s] if s != 2 else (150, 150, 150), width=3)
+    # walls around rooms and the centre, with gaps for doors
+    doors = {frozenset(pair) for pair in board.door_cells}
+    grid = board.grid
+
+    def region(r: int, c: int) -> str:
+        if 0 <= r < board.rows and 0 <= c < board.cols:
+            ch = grid[r][c]
+            return "X" if ch == "X" else (ROOM_LETTERS[_room_of_char(ch)] if _room_of_char(ch) >= 0 else "")
+        return ""
+
+    for r in range(board.rows):
+        for c in range(board.cols):
+            reg = region(r, c)
+            if not reg:
+                continue
+            x0, y0 = MARGIN + c * cell, MARGIN + r * cell
+            x1, y1 = x0 + cell, y0 + cell
+            for dr, dc, seg in (
+                (-1, 0, (x0, y0, x1, y0)),
+                (1, 0, (x0, y1, x1, y1)),
+                (0, -1, (x0, y0, x0, y1)),
+                (0, 1, (x1, y0, x1, y1)),
+            ):
+                if region(r + dr, c + dc) == reg:
+                    continue
+                if frozenset(((r, c), (r + dr, c + dc))) in doors:
+                    continue
+                draw.line(seg, fill=_WALL, width=3)
     for (rr, rc), (hr, hc) in board.door_cells:
-        x0, y0 = min(rc, hc) * cell, min(rr, hr) * cell
-        if rr == hr:  # door on a vertical wall
-            x = max(rc, hc) * cell
-            draw.rectangle((x - 2, y0 + 4, x + 2, y0 + cell - 4), fill=_COLORS["door"])
+        if rr == hr:  # door in a vertical wall
+            x = MARGIN + max(rc, hc) * cell
+            y = MARGIN + rr * cell
+            draw.rectangle((x - 3, y + 4, x + 3, y + cell - 4), fill=_DOOR, outline=_WALL)
         else:
-            y = max(rr, hr) * cell
-            draw.rectangle((x0 + 4, y - 2, x0 + cell - 4, y + 2), fill=_COLORS["door"])
+            y = MARGIN + max(rr, hr) * cell
+            x = MARGIN + rc * cell
+            draw.rectangle((x + 4, y - 3, x + cell - 4, y + 3), fill=_DOOR, outline=_WALL)
+    # centre
+    xs = [c for r, row in enumerate(grid) for c, ch in enumerate(row) if ch == "X"]
+    ys = [r for r, row in enumerate(grid) for c, ch in enumerate(row) if ch == "X"]
+    if xs:
+        cx = MARGIN + (min(xs) + max(xs) + 1) * cell // 2
+        cy = MARGIN + (min(ys) + max(ys) + 1) * cell // 2
+        draw.text((cx, cy), "CLUE", fill=(232, 200, 90), font=_font(cell), anchor="mm")
+
+    # rooms: name, tokens, weapons, secret passage
+    inner = _inner_rects(board)
+    name_font, chip_font, small = _font(max(10, cell // 2)), _font(max(9, cell * 2 // 5)), _font(max(8, cell * 5 // 14))
+    tok = cell - 6
     for room in range(N_ROOMS):
-        cells = board.room_cells[room]
-        top = min(p[0] for p in cells)
-        left = min(p[1] for p in cells)
-        draw.text((left * cell + 3, top * cell + 2), game.cfg.display(ROOMS[room]), fill=(0, 0, 0))
-        weps = [WEAPONS[wi] for wi, rm in enumerate(game.weapon_loc) if rm == room]
-        for k, name in enumerate(weps):
-            draw.text((left * cell + 3, (top + 1 + k) * cell - 8), name, fill=(60, 30, 0))
+        r0, c0, r1, c1 = inner[room]
+        left, top = MARGIN + c0 * cell + 4, MARGIN + r0 * cell + 4
+        right = MARGIN + (c1 + 1) * cell - 4
+        width = right - left
+        mid = (left + right) // 2
+        if board.passage[room] >= 0:  # on the room's bottom row, under anything drawn later
+            cells = board.room_cells[room]
+            last = max(p[0] for p in cells)
+            cols = [p[1] for p in cells if p[0] == last]
+            px = MARGIN + (min(cols) + max(cols) + 1) * cell // 2
+            text = "passage to " + game.cfg.display(ROOMS[board.passage[room]])
+            draw.text((px, MARGIN + last * cell + cell // 2), text, fill=(70, 45, 30), font=small, anchor="mm")
+        draw.text((mid, top + 4), game.cfg.display(ROOMS[room]), fill=_TEXT, font=name_font, anchor="mt")
+        y = top + cell * 2 // 3 + 6
         toks = [s for s, node in enumerate(game.loc) if node == room]
-        for k, s in enumerate(toks):
-            cy = (max(p[0] for p in cells)) * cell + cell // 2
-            cx = left * cell + cell // 2 + k * cell
-            _disc(draw, cx, cy, cell, s)
+        for line in _flow([tok] * len(toks), width, 3):
+            x = mid - (len(line) * (tok + 3) - 3) // 2
+            for i in line:
+                _disc(draw, x + tok // 2, y + tok // 2, tok, toks[i], toks[i] == acting_suspect)
+                x += tok + 3
+            y += tok + 4
+        weps = [game.cfg.display(WEAPONS[w]) for w, rm in enumerate(game.weapon_loc) if rm == room]
+        widths = [int(draw.textlength(t, font=chip_font)) + 8 for t in weps]
+        for line in _flow(widths, width, 4):
+            x = mid - (sum(widths[i] for i in line) + 4 * (len(line) - 1)) // 2
+            for i in line:
+                _chip(draw, x, y, weps[i], chip_font)
+                x += widths[i] + 4
+            y += 18
+    # tokens on hallway squares
     for s, node in enumerate(game.loc):
         if node >= N_ROOMS:
-            r, c = board.node_rc[node]
-            _disc(draw, c * cell + cell // 2, r * cell + cell // 2, cell, s)
+            cx, cy = square_center(*board.node_rc[node], cell)
+            _disc(draw, cx, cy, tok, s, s == acting_suspect)
+
+    _panel(game, draw, MARGIN + bw + MARGIN, img.height)
     return np.asarray(img, dtype=np.uint8)
 
 
-def _disc(draw, cx: int, cy: int, cell: int, suspect: int) -> None:
-    rad = cell // 2 - 3
-    draw.ellipse((cx - rad, cy - rad, cx + rad, cy + rad), fill=_TOKEN_COLORS[suspect], outline=(0, 0, 0))
+def _public_line(game: Game, ev: tuple) -> str:
+    """An event as everyone may read it, with display names (a shown card is never named)."""
+    t, d = ev[0], game.cfg.display
+    if t == "suggest":
+        return f"{game.seat_name(ev[1])} suggests {d(SUSPECTS[ev[2]])} with the {d(WEAPONS[ev[3]])} in the {d(ROOMS[ev[4]])}"
+    if t == "weapon":
+        return f"{d(WEAPONS[ev[2]])} -> {d(ROOMS[ev[3]])}"
+    if t == "accuse":
+        verdict = "correct" if ev[5] else "wrong"
+        return f"{game.seat_name(ev[1])} accuses {d(SUSPECTS[ev[2]])}, {d(WEAPONS[ev[3]])}, {d(ROOMS[ev[4]])}: {verdict}"
+    return game.describe_event(ev, viewer=-1)
+
+
+def _wrap(draw, text: str, font, width: int) -> list[str]:
+    words, lines, cur = text.split(), [], ""
+    for word in words:
+        trial = f"{cur} {word}" if cur else word
+        if cur and draw.textlength(trial, font=font) > width:
+            lines.append(cur)
+            cur = "  " + word
+        else:
+            cur = trial
+    if cur:
+        lines.append(cur)
+    return lines
+
+
+def _panel(game: Game, draw, x0: int, height: int) -> None:
+    """The side panel: turn and phase, the seats, the status and the last public log lines."""
+    draw.rectangle((x0, 0, x0 + PANEL_WIDTH, height), fill=_PANEL)
+    big, font, small = _font(18), _font(14), _font(12)
+    acting_suspect = game.seat_suspect[game.acting] if not game.over else -1
+    x, w = x0 + 12, PANEL_WIDTH - 24
+    y = 10
+    draw.text((x, y), f"Clue ({game.cfg.name})", fill=_TEXT, font=big)
+    y += 26
+    turn = f"Turn {game.turn} / {game.cfg.max_turns}"
+    if not game.over:
+        turn += f": {game.seat_name(game.current)}"
+    draw.text((x, y), turn, fill=_TEXT, font=font)
+    y += 20
+    draw.text((x, y), f"Phase: {game.phase.name.lower()}", fill=_TEXT, font=font)
+    y += 20
+    if game.over:
+        who = game.seat_name(game.winner) if game.winner >= 0 else "nobody"
+        draw.text((x, y), f"Winner: {who}", fill=(150, 30, 30), font=font)
+    else:
+        act = f"To act: {game.seat_name(game.acting)}"
+        if game.phase == Phase.REFUTE:
+            act += " (refutes)"
+        draw.text((x, y), act, fill=_TEXT, font=font)
+        if game.roll_total:
+            y += 20
+            dice = f" {list(game.dice)}" if len(game.dice) > 1 else ""
+            draw.text((x, y), f"Roll: {game.roll_total}{dice}", fill=_TEXT, font=font)
+    y += 26
+    for s in range(len(SUSPECTS)):
+        if game.loc[s] < 0 and game.suspect_seat[s] < 0:
+            continue  # not on the board and nobody plays it
+        _disc(draw, x + 10, y + 10, 20, s, s == acting_suspect)
+        seat = game.suspect_seat[s]
+        name = game.cfg.display(SUSPECTS[s])
+        if seat >= 0:
+            label = f"player_{seat}  {name}  ({len(game.hands[seat])} cards)"
+            color = _MUTED if game.eliminated[seat] else _TEXT
+            if game.eliminated[seat]:
+                label += "  OUT"
+        else:
+            label, color = f"{name}  (no player)", _MUTED
+        draw.text((x + 28, y + 10), label, fill=color, font=small, anchor="lm")
+        y += 25
+    y += 4
+    for line in _status_lines(game):
+        for part in _wrap(draw, line, small, w):
+            draw.text((x, y), part, fill=(20, 60, 120), font=small)
+            y += 16
+    y += 6
+    draw.line((x, y, x + w, y), fill=_MUTED, width=1)
+    y += 6
+    draw.text((x, y), "Public log", fill=_TEXT, font=font)
+    y += 20
+    # newest last; as many as fit
+    rows: list[str] = []
+    for ev in reversed(game.log):
+        wrapped = _wrap(draw, _public_line(game, ev), small, w)
+        if (len(rows) + len(wrapped)) * 16 > height - y - 10:
+            break
+        rows = wrapped + rows
+    for part in rows:
+        draw.text((x, y), part, fill=_TEXT, font=small)
+        y += 16
