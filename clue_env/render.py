@@ -155,6 +155,19 @@ def _font(size: int):
         return ImageFont.load_default()
 
 
+def _text(draw, xy: tuple[int, int], text: str, fill, font, anchor: str = "la") -> None:
+    """``draw.text`` with an anchor, also for the bitmap fallback font (which has no anchors)."""
+    from PIL import ImageFont
+
+    if isinstance(font, ImageFont.FreeTypeFont):
+        draw.text(xy, text, fill=fill, font=font, anchor=anchor)
+        return
+    x0, y0, x1, y1 = draw.textbbox((0, 0), text, font=font)
+    x = xy[0] - {"l": x0, "m": (x0 + x1) // 2, "r": x1}[anchor[0]]
+    y = xy[1] - {"a": y0, "t": y0, "m": (y0 + y1) // 2, "b": y1, "d": y1}[anchor[1]]
+    draw.text((x, y), text, fill=fill, font=font)
+
+
 def square_box(r: int, c: int, cell: int = CELL) -> tuple[int, int, int, int]:
     """Pixel box ``(x0, y0, x1, y1)`` (inclusive) of board square ``r,c`` in the picture."""
     x0, y0 = MARGIN + c * cell, MARGIN + r * cell
@@ -205,13 +218,13 @@ def _disc(draw, cx: int, cy: int, diameter: int, suspect: int, highlight: bool =
         draw.ellipse((cx - rad - 3, cy - rad - 3, cx + rad + 3, cy + rad + 3), fill=(255, 140, 0))
     draw.ellipse((cx - rad, cy - rad, cx + rad, cy + rad), fill=_TOKEN_COLORS[suspect], outline=(0, 0, 0), width=2)
     font = _font(max(9, diameter * 3 // 5))
-    draw.text((cx, cy), TOKEN_CHARS[suspect], fill=_TOKEN_TEXT[suspect], font=font, anchor="mm")
+    _text(draw, (cx, cy), TOKEN_CHARS[suspect], _TOKEN_TEXT[suspect], font, "mm")
 
 
 def _chip(draw, x: int, y: int, text: str, font) -> None:
     w = int(draw.textlength(text, font=font)) + 8
     draw.rounded_rectangle((x, y, x + w, y + 15), radius=4, fill=(252, 250, 244), outline=(90, 70, 50))
-    draw.text((x + 4, y + 8), text, fill=(40, 30, 20), font=font, anchor="lm")
+    _text(draw, (x + 4, y + 8), text, (40, 30, 20), font, "lm")
 
 
 def _flow(widths: list[int], width: int, gap: int) -> list[list[int]]:
@@ -297,7 +310,7 @@ def render_rgb(game: Game, cell: int = CELL) -> np.ndarray:
     if xs:
         cx = MARGIN + (min(xs) + max(xs) + 1) * cell // 2
         cy = MARGIN + (min(ys) + max(ys) + 1) * cell // 2
-        draw.text((cx, cy), "CLUE", fill=(232, 200, 90), font=_font(cell), anchor="mm")
+        _text(draw, (cx, cy), "CLUE", (232, 200, 90), _font(cell), "mm")
 
     # rooms: name, tokens, weapons, secret passage
     inner = _inner_rects(board)
@@ -315,8 +328,8 @@ def render_rgb(game: Game, cell: int = CELL) -> np.ndarray:
             cols = [p[1] for p in cells if p[0] == last]
             px = MARGIN + (min(cols) + max(cols) + 1) * cell // 2
             text = "passage to " + game.cfg.display(ROOMS[board.passage[room]])
-            draw.text((px, MARGIN + last * cell + cell // 2), text, fill=(70, 45, 30), font=small, anchor="mm")
-        draw.text((mid, top + 4), game.cfg.display(ROOMS[room]), fill=_TEXT, font=name_font, anchor="mt")
+            _text(draw, (px, MARGIN + last * cell + cell // 2), text, (70, 45, 30), small, "mm")
+        _text(draw, (mid, top + 4), game.cfg.display(ROOMS[room]), _TEXT, name_font, "mt")
         y = top + cell * 2 // 3 + 6
         toks = [s for s, node in enumerate(game.loc) if node == room]
         for line in _flow([tok] * len(toks), width, 3):
@@ -412,7 +425,7 @@ def _panel(game: Game, draw, x0: int, height: int) -> None:
                 label += "  OUT"
         else:
             label, color = f"{name}  (no player)", _MUTED
-        draw.text((x + 28, y + 10), label, fill=color, font=small, anchor="lm")
+        _text(draw, (x + 28, y + 10), label, color, small, "lm")
         y += 25
     y += 4
     for line in _status_lines(game):

@@ -1,0 +1,35 @@
+# Quickstart targets: `make run` (set up, then the main job) and `make test` (set up, then the tests).
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup run test lint bench random-games clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e ".[dev]"
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+run: setup
+	$(BIN)/python evaluate.py
+
+test: setup
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+bench: setup
+	$(BIN)/python benchmarks/env_speed.py
+
+random-games: setup
+	$(BIN)/python benchmarks/random_games.py --games 10000
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

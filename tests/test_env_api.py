@@ -1,0 +1,222 @@
+"""The env's public contract (SPEC): PettingZoo tests, registration, spaces, errors, public state."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+import clue_env
+from clue_env import ConfigError, IllegalMoveError, InvalidDealError
+from clue_env.engine.cards import CARDS, ROOMS, SUSPECTS, WEAPONS
+from clue_env.env import stock_wrapped_env
+
+PLAYERS = (3, 4, 5, 6)
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+@pytest.mark.parametrize("n", PLAYERS)
+def test_pettingzoo_api_test(n):
+    api_test(clue_env.env(num_players=n), num_cycles=1000)
+    api_test(clue_env.raw_env(num_players=n), num_cycles=200)
+
+
+@pytest.mark.parametrize("n", PLAYERS)
+def test_pettingzoo_api_test_stock_wrappers(n):
+    api_test(stock_wrapped_env(num_players=n), num_cycles=300)
+
+
+@pytest.mark.parametrize("n", PLAYERS)
+def test_pettingzoo_seed_test(n):
+    seed_test(lambda **kw: clue_env.env(num_players=n, **kw), num_cycles=500)
+
+
+@pytest.mark.parametrize("n", PLAYERS)
+def test_pettingzoo_render_test(n):
+    render_test(lambda **kw: clue_env.env(num_players=n, **kw))
+
+
+def test_registered_with_pettingzoo_make():
+    e = pettingzoo.make("aec", "clue/clue-v0", num_players=5)
+    e.reset(seed=3)
+    assert e.unwrapped.num_players == 5
+    assert e.metadata["name"] == "clue_v0"
+    assert e.metadata["render_modes"] == ["human", "ansi", "rgb_array"]
+
+
+def test_spaces_are_the_same_object_and_flat():
+    e = clue_env.env(num_players=4)
+    e.reset(seed=0)
+    a = e.possible_agents[0]
+    assert e.observation_space(a) is e.observation_space(a)
+    assert e.action_space(a) is e.action_space(e.possible_agents[1])
+    assert e.action_space(a).n == 591
+    obs = e.observe(a)
+    assert obs["action_mask"].dtype == np.int8
+    assert obs["observation"].dtype == np.float32
+    assert e.observation_space(a).contains(obs)
+
+
+def test_agents_are_clockwise_seats_with_turn_order_characters():
+    e = clue_env.raw_env(num_players=6)
+    e.reset(seed=0)
+    assert e.possible_agents == [f"player_{i}" for i in range(6)]
+    assert [SUSPECTS[s] for s in e.game.seat_suspect] == list(SUSPECTS)
+
+
+def _play(e, seed, steps):
+    e.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    trace = []
+    for _ in range(steps):
+        if e.game.over:
+            break
+        legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
+        legal = legal[(legal < 267)] if (legal < 267).any() else legal
+        a = int(rng.choice(legal))
+        trace.append((e.agent_selection, a, e.observe(e.agent_selection)["observation"].tobytes()))
+        e.step(a)
+    return trace, json.dumps(e.public_state())
+
+
+def test_same_seed_same_game():
+    t1, s1 = _play(clue_env.raw_env(num_players=4), 11, 400)
+    t2, s2 = _play(clue_env.raw_env(num_players=4), 11, 400)
+    t3, _ = _play(clue_env.raw_env(num_players=4), 12, 400)
+    assert t1 == t2 and s1 == s2
+    assert t1 != t3
+
+
+def test_reset_without_seed_continues_the_seeded_generator():
+    def deals(seed):
+        e = clue_env.raw_env(num_players=3)
+        e.reset(seed=seed)
+        out = [[list(h) for h in e.game.hands]]
+        for _ in range(5):
+            e.reset()
+            out.append([list(h) for h in e.game.hands])
+        return out
+
+    a, b = deals(5), deals(5)
+    assert a == b
+    assert len({str(d) for d in a}) > 1  # the unseeded resets deal new games
+
+
+# ---------------------------------------------------------------- errors: name the problem, change nothing
+def _snapshot(e):
+    return json.dumps(e.public_state()), [list(h) for h in e.game.hands], e.agent_selection
+
+
+def test_bad_deal_in_reset_options_is_rejected_and_changes_nothing():
+    e = clue_env.raw_env(num_players=3)
+    e.reset(seed=1)
+    before = _snapshot(e)
+    hands = {"player_0": ["scarlet", "rope"], "player_1": ["rope"], "player_2": []}
+    with pytest.raises(InvalidDealError, match="rope"):
+        e.reset(seed=2, options={"envelope": ["plum", "wrench", "hall"], "hands": hands})
+    with pytest.raises(InvalidDealError, match="suspect"):
+        e.reset(seed=2, options={"envelope": ["kitchen", "wrench", "hall"]})
+    with pytest.raises(InvalidDealError, match="neither in a hand nor in the envelope"):
+        e.reset(
+            seed=2, options={"envelope": ["plum", "wrench", "hall"], "hands": {"player_0": [], "player_1": [], "player_2": []}}
+        )
+    with pytest.raises(ValueError, match="player_9"):
+        e.reset(seed=2, options={"hands": {"player_9": ["rope"]}})
+    with pytest.raises(ValueError, match="tokens"):
+        e.reset(seed=2, options={"tokens": {"scarlet": "99,99"}})
+    assert _snapshot(e) == before
+
+
+def test_fixed_deal_in_reset_options():
+    e = clue_env.raw_env(num_players=3)
+    rest = [c for c in CARDS if c not in ("plum", "wrench", "hall")]
+    hands = {"player_0": rest[:6], "player_1": rest[6:12], "player_2": rest[12:]}
+    e.reset(seed=0, options={"envelope": ["plum", "wrench", "hall"], "hands": hands})
+    assert e.game.envelope == (SUSPECTS.index("plum"), WEAPONS.index("wrench"), ROOMS.index("hall"))
+    assert [CARDS[c] for c in e.game.hands[1]] == sorted(rest[6:12], key=CARDS.index)
+
+
+def test_unknown_reset_option_warns_with_its_name():
+    e = clue_env.raw_env(num_players=3)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        e.reset(seed=0, options={"hand": {}})
+    assert any("hand" in str(x.message) for x in w)
+
+
+def test_unknown_config_key_names_the_key():
+    with pytest.raises(ConfigError, match="full_rol"):
+        clue_env.raw_env(num_players=4, full_rol=False)
+    with pytest.raises(ConfigError, match="tokens_on_board"):
+        clue_env.raw_env(num_players=4, tokens_on_board="some")
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, "4"])
+def test_out_of_range_num_players_names_the_problem(n):
+    with pytest.raises(ConfigError, match="num_players"):
+        clue_env.raw_env(num_players=n)
+
+
+def test_illegal_action_raises_and_changes_nothing():
+    e = clue_env.raw_env(num_players=4)
+    e.reset(seed=0)
+    before = _snapshot(e)
+    obs = e.observe(e.agent_selection)["observation"].copy()
+    end = e.text_to_action("end")
+    with pytest.raises(IllegalMoveError, match="player_0") as err:
+        e.step(end)
+    assert "end" in str(err.value)
+    assert isinstance(err.value, ValueError)
+    with pytest.raises(IllegalMoveError, match="out of range|not an action index"):
+        e.step(10_000)
+    with pytest.raises(IllegalMoveError):
+        e.step("roll")
+    assert _snapshot(e) == before
+    assert np.array_equal(e.observe(e.agent_selection)["observation"], obs)
+    e.step(e.text_to_action("roll"))  # still playable
+
+
+def test_wrapped_env_ends_the_game_on_illegal_move():
+    e = clue_env.env(num_players=3)
+    e.reset(seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e.step(e.unwrapped.text_to_action("end"))
+    assert all(e.terminations.values())
+    assert e.rewards["player_0"] == -1
+
+
+def test_malformed_action_text_names_the_forms():
+    e = clue_env.raw_env(num_players=3)
+    for bad in ("jump", "move 0,0", "move x", "enter attic", "suggest plum", "accuse plum rope", "show unicorn", ""):
+        with pytest.raises(ValueError, match="Accepted forms|accepted forms"):
+            e.text_to_action(bad)
+
+
+# ---------------------------------------------------------------- public state
+def test_public_state_is_json_and_hides_private_cards():
+    e = clue_env.raw_env(num_players=4)
+    e.reset(seed=4)
+    rng = np.random.default_rng(0)
+    while not e.game.over and e.game.turn < 60:
+        legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
+        non = legal[legal < 267]
+        e.step(int(rng.choice(non if len(non) else legal)))
+        st = e.public_state()
+        text = json.dumps(st)
+        assert "solution" not in st and "hands" not in st
+        for ev in st["log"]:
+            if ev["type"] == "show":
+                assert set(ev) == {"type", "player", "to"}
+    assert st["tokens"] and st["weapons"] and "log" in st and "phase" in st and "turn" in st
+    assert isinstance(text, str)

@@ -1,0 +1,163 @@
+"""R31: hidden information never leaks into a seat's observation or info.
+
+For a seat v: play a game prefix; then re-deal every card v cannot see (its own hand and the
+cards shown to it stay put; everything else, envelope included, is re-dealt at random) and
+replay the same actions, letting refuters in events v does not witness show any legal card.
+A re-deal is *consistent with what v has seen* when v's view of the log is the same in the
+replay; for every such re-deal v's observation and info must be identical at every step.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import clue_env
+from clue_env.engine.cards import CARDS, KIND_OF_CARD, ROOM_BASE, WEAPON_BASE
+
+NO_ACCUSE = 267  # first accusation index
+
+
+def _deal_options(game):
+    s, w, r = game.envelope
+    return {
+        "envelope": [CARDS[s], CARDS[WEAPON_BASE + w], CARDS[ROOM_BASE + r]],
+        "hands": {f"player_{i}": [CARDS[c] for c in h] for i, h in enumerate(game.hands)},
+    }
+
+
+def _record(e, viewer, actions, rng_show, original_shows=None):
+    """Replay ``actions``; returns (v's observations, v's info logs, show actions used) or None
+    when the replay stops being consistent with what ``viewer`` saw."""
+    obs, infos, shows = [], [], []
+    agent_v = f"player_{viewer}"
+    snap = lambda: (e.observe(agent_v)["observation"].copy(), list(e.infos[agent_v]["events"]))  # noqa: E731
+    o, i = snap()
+    obs.append(o)
+    infos.append(i)
+    for k, a in enumerate(actions):
+        g = e.game
+        if g.over:
+            return None
+        text = e.action_to_text(a)
+        if text.startswith("show") and g.pending is not None and viewer not in (g.acting, g.current):
+            legal = [c for c in g.refute_cards]
+            if not legal:
+                return None
+            a = e.text_to_action("show " + CARDS[int(rng_show.choice(legal))])
+        if not e.observe(e.agent_selection)["action_mask"][a]:
+            return None
+        e.step(a)
+        shows.append(a)
+        o, i = snap()
+        obs.append(o)
+        infos.append(i)
+        if original_shows is not None and infos[-1] != original_shows[k + 1]:
+            return None
+    return obs, infos, shows
+
+
+def _redeal(game, viewer, rng):
+    """A random deal keeping viewer's hand and every card shown to it in place."""
+    fixed = {c: viewer for c in game.hands[viewer]}
+    for ev in game.log:
+        if ev[0] == "show" and ev[2] == viewer:
+            fixed[ev[3]] = ev[1]
+    free = [c for c in range(len(CARDS)) if c not in fixed]
+    by_kind = [[c for c in free if KIND_OF_CARD[c] == k] for k in range(3)]
+    if any(not x for x in by_kind):
+        return None
+    envelope = [int(rng.choice(x)) for x in by_kind]
+    rest = [c for c in free if c not in envelope]
+    rng.shuffle(rest)
+    hands = {i: [c for c, o in fixed.items() if o == i] for i in range(game.n)}
+    for i in range(game.n):
+        need = len(game.hands[i]) - len(hands[i])
+        hands[i] += rest[:need]
+        rest = rest[need:]
+    return {
+        "envelope": [CARDS[c] for c in envelope],
+        "hands": {f"player_{i}": [CARDS[c] for c in h] for i, h in hands.items()},
+    }
+
+
+@pytest.mark.parametrize("n, seed, viewer", [(3, 1, 0), (4, 2, 1), (5, 3, 4), (6, 4, 2), (4, 5, 3)])
+def test_R31_observation_unchanged_under_consistent_redeal(n, seed, viewer):
+    e = clue_env.raw_env(num_players=n)
+    e.reset(seed=seed)
+    deal = _deal_options(e.game)
+    e.reset(seed=seed, options=deal)
+    rng = np.random.default_rng(seed)
+    actions = []
+
+    def suggestions():
+        return sum(1 for ev in e.game.log if ev[0] == "suggest")
+
+    while len(actions) < 150 and suggestions() < 4 and not e.game.over:
+        legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
+        non = legal[legal < NO_ACCUSE]
+        a = int(rng.choice(non if len(non) else legal))
+        actions.append(a)
+        e.step(a)
+    n_shows = sum(1 for ev in e.game.log if ev[0] == "show")
+    assert n_shows > 0  # the prefix has refutations to hide
+    e.reset(seed=seed, options=deal)
+    base = _record(e, viewer, actions, np.random.default_rng(0))
+    assert base is not None
+    base_obs, base_infos, _ = base
+    game0 = e.game
+
+    accepted = differing_deals = 0
+    for t in range(1000):
+        r = np.random.default_rng(1000 + t)
+        opts = _redeal(game0, viewer, r)
+        if opts is None:
+            continue
+        e.reset(seed=seed, options=opts)
+        res = _record(e, viewer, actions, r, original_shows=base_infos)
+        if res is None:
+            continue
+        accepted += 1
+        obs, infos, _ = res
+        if _deal_options(e.game) != deal:
+            differing_deals += 1
+        for k, (a_, b_) in enumerate(zip(base_obs, obs)):
+            assert np.array_equal(a_, b_), f"step {k}: player_{viewer}'s observation depends on cards it cannot see"
+        assert infos == base_infos
+        if accepted >= 15:
+            break
+    assert accepted >= 3, f"only {accepted} consistent re-deals found"
+    assert differing_deals >= 1
+
+
+def test_R31_leak_test_detects_a_leak(monkeypatch):
+    """The check above fails if a shown card reaches a seat that did not see it."""
+    from clue_env import observation as obs_mod
+
+    original = obs_mod.ObservationEncoder.update
+
+    def leaky(self):
+        start = self._seen
+        original(self)
+        for ev in self.game.log[start:]:
+            if ev[0] == "show":
+                self.buf[:, self.L.offset["refuted_card"] + ev[3]] = 1.0  # everyone sees the card
+
+    monkeypatch.setattr(obs_mod.ObservationEncoder, "update", leaky)
+    with pytest.raises(AssertionError, match="cannot see"):
+        test_R31_observation_unchanged_under_consistent_redeal(4, 2, 1)
+
+
+def test_R31_info_log_redacts_shown_cards():
+    e = clue_env.raw_env(num_players=4)
+    e.reset(seed=9)
+    rng = np.random.default_rng(9)
+    while not any(ev[0] == "show" for ev in e.game.log):
+        legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
+        non = legal[legal < NO_ACCUSE]
+        e.step(int(rng.choice(non if len(non) else legal)))
+    ev = next(ev for ev in e.game.log if ev[0] == "show")
+    refuter, suggester, card = ev[1], ev[2], ev[3]
+    for seat in range(4):
+        seen = [x for x in e.infos[f"player_{seat}"]["events"] if x[0] == "show"][0]
+        assert seen[3] == (card if seat in (refuter, suggester) else -1)
