@@ -31,6 +31,7 @@ class Agent(ABC):
         self.rules = load_rules(rules) if not isinstance(rules, RulesConfig) else rules
         self.seed = seed
         self.rng = np.random.default_rng(seed)
+        self.reset()
 
     def reset(self) -> None:  # noqa: B027 - optional hook
         """Called before each game."""

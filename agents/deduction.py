@@ -1,0 +1,223 @@
+"""``deduction``: a strong scripted player built on the deduction engine.
+
+* Knowledge: everything its seat witnessed (:class:`clue_env.engine.witness.Witness`): own hand,
+  cards shown to it, passes, refutations between other seats, hand sizes, wrong accusations.
+* Suggestions: the one with the largest expected information about the solution (the sum over
+  the three kinds of the expected drop in the entropy of the envelope card), estimated from deals
+  sampled from the posterior. The outcome model: the first seat to the left holding a named card
+  shows one of its matching cards, uniformly.
+* Movement: heads for the room where the best suggestion is worth most per turn of travel
+  (room distances; a secret passage is one turn; staying, when allowed, is immediate).
+* Refuting: shows a card the suggester has already seen from it, else one it has shown before,
+  else a random matching card (R27: the refuter chooses).
+* Accusing: the moment the solution is certain (proved by the engine); with
+  ``deduction:threshold=P`` also as soon as one triple has posterior probability >= P.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from clue_env.codec import default_codec
+from clue_env.engine.board import classic_board
+from clue_env.engine.cards import N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS, ROOM_BASE, WEAPON_BASE
+from clue_env.engine.game import Phase
+from clue_env.engine.knowledge import Contradiction
+from clue_env.engine.witness import Witness
+
+from . import register_agent
+from .base import Agent, ObsView
+
+CODEC = default_codec()
+BOARD = classic_board()
+_BIG = 99
+_LN = np.log
+
+
+def _entropy_rows(counts: np.ndarray) -> np.ndarray:
+    """Sum over the last axis of -n log(n/N) per row (nats), for count arrays."""
+    tot = counts.sum(axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = np.where(counts > 0, counts / np.maximum(tot, 1), 1.0)
+        return -(counts * _LN(p)).sum(axis=-1)
+
+
+def information_gain(samples: np.ndarray, me: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Expected information about the envelope of every suggestion (s, w, r), shape (6, 6, 9).
+
+    ``samples``: (S, 21) card locations (seats ``0..n-1``, envelope ``n`` or more).
+    """
+    S = samples.shape[0]
+    d = np.where(samples >= n, _BIG, (samples - me) % n)
+    d[samples == me] = _BIG
+    ds = d[:, :N_SUSPECTS][:, :, None, None]
+    dw = d[:, WEAPON_BASE:ROOM_BASE][:, None, :, None]
+    dr = d[:, ROOM_BASE:][:, None, None, :]
+    D = np.minimum(np.minimum(ds, dw), dr)  # (S, 6, 6, 9): distance of the refuter
+    refuted = D < _BIG
+    a = (ds == D) & refuted
+    b = (dw == D) & refuted
+    c = (dr == D) & refuted
+    m = a.astype(np.int8) + b + c
+    pick = np.floor(rng.random(D.shape) * np.maximum(m, 1)).astype(np.int8)
+    s_idx = np.arange(N_SUSPECTS)[None, :, None, None]
+    w_idx = np.arange(N_WEAPONS)[None, None, :, None]
+    r_idx = np.arange(N_ROOMS)[None, None, None, :]
+    label = np.full(D.shape, N_CARDS, dtype=np.int64)
+    label = np.where(c & (pick == a.astype(np.int8) + b), ROOM_BASE + r_idx, label)
+    label = np.where(b & (pick == a.astype(np.int8)), WEAPON_BASE + w_idx, label)
+    label = np.where(a & (pick == 0), s_idx, label)
+    label = label.reshape(S, -1)  # (S, 324)
+    T = label.shape[1]
+    L = N_CARDS + 1
+    gain = np.zeros(T)
+    env = samples >= n
+    for lo, size in ((0, N_SUSPECTS), (WEAPON_BASE, N_WEAPONS), (ROOM_BASE, N_ROOMS)):
+        e = np.argmax(env[:, lo : lo + size], axis=1)  # (S,)
+        prior = _entropy_rows(np.bincount(e, minlength=size)[None, :].astype(float))[0]
+        idx = (np.arange(T)[None, :] * L + label) * size + e[:, None]
+        joint = np.bincount(idx.ravel(), minlength=T * L * size).reshape(T, L, size).astype(float)
+        cond = _entropy_rows(joint).sum(axis=1)
+        gain += (prior - cond) / S
+    return gain.reshape(N_SUSPECTS, N_WEAPONS, N_ROOMS)
+
+
+class DeductionAgent(Agent):
+    def __init__(
+        self,
+        seat: int,
+        num_players: int,
+        rules: Any = "classic",
+        seed: int | None = None,
+        threshold: float | None = None,
+        samples: int = 64,
+    ) -> None:
+        if threshold is not None and not 0.0 < float(threshold) <= 1.0:
+            raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
+        self.threshold = None if threshold is None else float(threshold)
+        self.samples = int(samples)
+        super().__init__(seat, num_players, rules, seed)
+
+    def reset(self) -> None:
+        self.witness: Witness | None = None
+        self._solution_version = -1
+        self._solution: tuple[int, ...] | None = None
+        self._gain_version = -1
+        self._gain: np.ndarray | None = None
+        self._posterior_version = -1
+        self._best_triple: tuple[tuple[int, int, int], float] | None = None
+
+    # ------------------------------------------------------------------ knowledge
+    def _knowledge(self, view: ObsView, info: dict[str, Any]):
+        if self.witness is None:
+            n = self.num_players
+            rel = np.rint(view.piece("hand_size") * 6).astype(int)
+            sizes = [0] * n
+            for k in range(n):
+                sizes[(self.seat + k) % n] = int(rel[k])
+            self.witness = Witness(self.seat, view.hand, sizes)
+        self.witness.feed(info.get("events", ()))
+        return self.witness.knowledge
+
+    def _certain(self, k) -> tuple[int, ...] | None:
+        if self._solution_version != k._version:
+            self._solution = k.solution_if_certain(max_candidates=8)
+            self._solution_version = k._version
+        return self._solution
+
+    def _gains(self, k) -> np.ndarray:
+        if self._gain_version != k._version or self._gain is None:
+            try:
+                samples = k.sample_deals(self.samples, self.rng, sweeps=1, burn_in=20)
+            except Contradiction:
+                samples = None
+            if samples is None:
+                self._gain = np.zeros((N_SUSPECTS, N_WEAPONS, N_ROOMS))
+            else:
+                self._gain = information_gain(samples, self.seat, self.num_players, self.rng)
+                env = samples >= self.num_players
+                trip: dict[tuple[int, int, int], int] = {}
+                for row in env:
+                    t = tuple(int(x) for x in np.flatnonzero(row))
+                    trip[t] = trip.get(t, 0) + 1
+                best = max(trip.items(), key=lambda kv: kv[1])
+                self._best_triple = (best[0], best[1] / len(samples))  # type: ignore[assignment]
+            self._gain_version = k._version
+        return self._gain
+
+    # ------------------------------------------------------------------ decisions
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        view = ObsView(observation)
+        mask = observation["action_mask"]
+        phase = view.phase
+        k = self._knowledge(view, info)
+        if phase == Phase.REFUTE:
+            return self._refute(mask, view)
+        if mask[CODEC.accuse_slice].any():
+            sol = self._certain(k)
+            if sol is None and self.threshold is not None:
+                self._gains(k)
+                if self._best_triple is not None and self._best_triple[1] >= self.threshold:
+                    sol = self._best_triple[0]
+            if sol is not None:
+                s, w, r = sol
+                return CODEC.ACCUSE + s * N_WEAPONS * N_ROOMS + (w - WEAPON_BASE) * N_ROOMS + (r - ROOM_BASE)
+        if phase == Phase.SUGGEST:
+            room = view.suspect_node(view.my_suspect, BOARD)
+            g = self._gains(k)[:, :, room]
+            s, w = np.unravel_index(int(np.argmax(g + 1e-9 * self.rng.random(g.shape))), g.shape)
+            return CODEC.SUGGEST + int(s) * N_WEAPONS + int(w)
+        if phase in (Phase.START, Phase.MOVE):
+            return self._move(view, mask, k, phase)
+        return CODEC.END
+
+    def _room_scores(self, view: ObsView, k, here: int, me: int) -> np.ndarray:
+        value = self._gains(k).max(axis=(0, 1))  # best suggestion in each room
+        dist = np.array(BOARD.dist_to_room[me], dtype=float)
+        turns = np.maximum(1.0, dist / 3.5)
+        if here >= 0:
+            turns[here] = np.inf  # must leave; may not re-enter this turn (R19, R22)
+            p = BOARD.passage[here]
+            if p >= 0:
+                turns[p] = 1.0
+        return (value + 1e-3) / turns
+
+    def _move(self, view: ObsView, mask: np.ndarray, k, phase: Phase) -> int:
+        me = view.suspect_node(view.my_suspect, BOARD)
+        here = me if 0 <= me < N_ROOMS else -1
+        if phase == Phase.START:
+            if mask[CODEC.STAY]:
+                value = self._gains(k).max(axis=(0, 1))
+                scores = self._room_scores(view, k, here, me)
+                if value[here] + 1e-3 >= scores.max() * 0.999:
+                    return CODEC.STAY
+            if mask[CODEC.PASSAGE]:
+                scores = self._room_scores(view, k, here, me)
+                if int(np.argmax(scores)) == BOARD.passage[here]:
+                    return CODEC.PASSAGE
+            return CODEC.ROLL
+        start_here = here
+        scores = self._room_scores(view, k, start_here, me)
+        if start_here >= 0 and BOARD.passage[start_here] >= 0:
+            p = BOARD.passage[start_here]
+            scores[p] = (self._gains(k).max(axis=(0, 1))[p] + 1e-3) / max(1.0, BOARD.dist_to_room[me][p] / 3.5)
+        goal = int(np.argmax(scores))
+        return CODEC.TOWARD + goal
+
+    def _refute(self, mask: np.ndarray, view: ObsView) -> int:
+        cards = [c for c in range(N_CARDS) if mask[CODEC.SHOW + c]]
+        n = self.num_players
+        suggester = (self.seat + int(np.argmax(view.piece("current")))) % n
+        shown = self.witness.shown_by_me if self.witness else {}
+        seen_by_them = [c for c in cards if suggester in shown.get(c, ())]
+        if seen_by_them:
+            return CODEC.SHOW + seen_by_them[0]
+        shown_before = [c for c in cards if c in shown]
+        if shown_before:
+            return CODEC.SHOW + max(shown_before, key=lambda c: len(shown[c]))
+        return CODEC.SHOW + cards[int(self.rng.integers(len(cards)))]
+
+
+register_agent("deduction", DeductionAgent)

@@ -1,0 +1,90 @@
+"""``notebook``: a careful beginner with a detective notebook (R3).
+
+Marks its own cards and every card shown to it, and notes when nobody could refute its own
+suggestion (then the named cards it does not hold are in the envelope); heads for the nearest room whose card it has
+not seen; suggests a suspect and a weapon it has not seen; accuses only when exactly one
+candidate of each kind remains; refutes with a random matching card.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from clue_env.codec import default_codec
+from clue_env.engine.board import classic_board
+from clue_env.engine.cards import N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS, ROOM_BASE, WEAPON_BASE
+from clue_env.engine.game import Phase
+
+from . import register_agent
+from .base import Agent, ObsView
+
+CODEC = default_codec()
+BOARD = classic_board()
+
+
+class NotebookAgent(Agent):
+    def reset(self) -> None:
+        self._seen_events = 0
+        self._last_suggestion: tuple[int, int, int] | None = None
+        self.in_envelope: set[int] = set()
+
+    def _read_log(self, events: Any) -> None:
+        for ev in events[self._seen_events :]:
+            if ev[0] == "suggest" and ev[1] == self.seat:
+                self._last_suggestion = (ev[2], WEAPON_BASE + ev[3], ROOM_BASE + ev[4])
+            elif ev[0] == "no_refute" and ev[1] == self.seat and self._last_suggestion:
+                self.in_envelope.update(self._last_suggestion)
+        self._seen_events = len(events)
+
+    def candidates(self, view: ObsView) -> list[list[int]]:
+        seen = np.zeros(N_CARDS, dtype=bool)
+        seen[view.hand] = True
+        seen |= view.piece("shown_to_me").any(axis=0) > 0
+        out = []
+        for lo, size in ((0, N_SUSPECTS), (WEAPON_BASE, N_WEAPONS), (ROOM_BASE, N_ROOMS)):
+            cand = [c for c in range(lo, lo + size) if not seen[c]]
+            known = [c for c in cand if c in self.in_envelope]
+            out.append(known[:1] or cand)
+        return out
+
+    def _pick(self, items: list[int]) -> int:
+        return items[int(self.rng.integers(len(items)))]
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+        view = ObsView(observation)
+        mask = observation["action_mask"]
+        phase = view.phase
+        if phase == Phase.REFUTE:
+            cards = [c for c in range(N_CARDS) if mask[CODEC.SHOW + c]]
+            return CODEC.SHOW + self._pick(cards)
+        self._read_log(info.get("events", ()))
+        sus, wep, rms = self.candidates(view)
+        if mask[CODEC.ACCUSE] or mask[CODEC.accuse_slice].any():
+            if len(sus) == 1 and len(wep) == 1 and len(rms) == 1:
+                s, w, r = sus[0], wep[0] - WEAPON_BASE, rms[0] - ROOM_BASE
+                return CODEC.ACCUSE + s * N_WEAPONS * N_ROOMS + w * N_ROOMS + r
+        targets = [c - ROOM_BASE for c in rms]
+        me = view.suspect_node(view.my_suspect, BOARD)
+        if phase == Phase.START:
+            here = me if 0 <= me < N_ROOMS else -1
+            if mask[CODEC.STAY] and here in targets:
+                return CODEC.STAY
+            if mask[CODEC.PASSAGE] and BOARD.passage[here] in targets:
+                nearest = min(BOARD.dist_to_room[me][r] for r in targets if r != here) if len(targets) > 1 else 99
+                if nearest > 6:
+                    return CODEC.PASSAGE
+            return CODEC.ROLL
+        if phase == Phase.MOVE:
+            options = [r for r in targets if r != me] or targets
+            goal = min(options, key=lambda r: (BOARD.dist_to_room[me][r], r))
+            return CODEC.TOWARD + goal
+        if phase == Phase.SUGGEST:
+            s = self._pick(sus or list(range(N_SUSPECTS)))
+            w = self._pick(wep or list(range(WEAPON_BASE, WEAPON_BASE + N_WEAPONS))) - WEAPON_BASE
+            return CODEC.SUGGEST + s * N_WEAPONS + w
+        return CODEC.END
+
+
+register_agent("notebook", NotebookAgent)

@@ -1,0 +1,150 @@
+"""The deduction engine against brute-force enumeration on reduced decks (issue 3)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from clue_env.engine.knowledge import Contradiction, Knowledge
+
+
+def _all_deals(kind_sizes, hand_sizes):
+    """Every (envelope, hands) deal of a reduced deck, as location lists (envelope = n)."""
+    n = len(hand_sizes)
+    starts = np.cumsum((0,) + tuple(kind_sizes))
+    kinds = [range(starts[k], starts[k + 1]) for k in range(3)]
+    C = int(starts[-1])
+    for env in itertools.product(*kinds):
+        rest = [c for c in range(C) if c not in env]
+
+        def place(i, counts, deal):
+            if i == len(rest):
+                yield list(deal)
+                return
+            for h in range(n):
+                if counts[h] < hand_sizes[h]:
+                    counts[h] += 1
+                    deal[rest[i]] = h
+                    yield from place(i + 1, counts, deal)
+                    counts[h] -= 1
+            deal[rest[i]] = -1
+
+        deal = [-1] * C
+        for c in env:
+            deal[c] = n
+        yield from place(0, [0] * n, deal)
+
+
+def _random_evidence(rng, kind_sizes, hand_sizes, viewer):
+    """A true deal and the evidence ``viewer`` gathers from random suggestions (R27, R28)."""
+    n = len(hand_sizes)
+    deals = list(_all_deals(kind_sizes, hand_sizes))
+    truth = deals[rng.integers(len(deals))]
+    k = Knowledge(hand_sizes, kind_sizes)
+    for c, loc in enumerate(truth):
+        if loc == viewer:
+            k.holds(viewer, c)
+    starts = np.cumsum((0,) + tuple(kind_sizes))
+    for _ in range(rng.integers(0, 7)):
+        sug = int(rng.integers(n))
+        triple = [int(rng.integers(starts[i], starts[i + 1])) for i in range(3)]
+        for step in range(1, n):
+            j = (sug + step) % n
+            held = [c for c in triple if truth[c] == j]
+            if not held:
+                k.lacks(j, triple)
+                continue
+            shown = held[rng.integers(len(held))]
+            if viewer in (sug, j):
+                if sug == viewer:
+                    k.holds(j, shown)
+            else:
+                k.has_one_of(j, triple)
+            break
+    if rng.random() < 0.5:
+        env = tuple(c for c in range(len(truth)) if truth[c] == n)
+        wrong = tuple(int(rng.integers(starts[i], starts[i + 1])) for i in range(3))
+        if wrong != env:
+            k.not_solution(wrong)
+    return truth, k
+
+
+def _brute(k, kind_sizes, hand_sizes):
+    n = len(hand_sizes)
+    C = sum(kind_sizes)
+    marg = np.zeros((C, n + 1))
+    triples = {}
+    total = 0
+    for deal in _all_deals(kind_sizes, hand_sizes):
+        if not all(k.poss_initial[c] >> deal[c] & 1 for c in range(C)):
+            continue
+        env = tuple(c for c in range(C) if deal[c] == n)
+        if env in k.excluded_initial:
+            continue
+        if not all(any(deal[c] == h for c in cards) for h, cards in k.clauses_initial):
+            continue
+        total += 1
+        for c in range(C):
+            marg[c, deal[c]] += 1
+        triples[env] = triples.get(env, 0) + 1
+    return total, marg / max(total, 1), {t: v / total for t, v in triples.items()}
+
+
+def _snapshot(k):
+    k.poss_initial = list(k.poss)
+    k.excluded_initial = set(k.excluded)
+    k.clauses_initial = [(h, [c for c in range(k.C) if m >> c & 1]) for h, m in k.clauses]
+
+
+@pytest.mark.parametrize("hand_sizes", [(3, 3), (2, 2, 2), (2, 2, 1, 1)])
+def test_exact_posterior_matches_brute_force_on_reduced_decks(hand_sizes):
+    rng = np.random.default_rng(sum(hand_sizes) * 7 + len(hand_sizes))
+    kind_sizes = (3, 3, 3)
+    cases = 0
+    for _ in range(70):
+        viewer = int(rng.integers(len(hand_sizes)))
+        truth, k = _random_evidence(rng, kind_sizes, hand_sizes, viewer)
+        _snapshot(k)
+        total, marg, triples = _brute(k, kind_sizes, hand_sizes)
+        assert total >= 1  # the truth is always consistent
+        post = k.posterior(budget=10**9)
+        assert post.exact
+        assert post.count == total
+        np.testing.assert_allclose(post.marginals, marg, atol=1e-12)
+        assert set(post.triples) == set(triples)
+        for t, p in triples.items():
+            assert post.triples[t] == pytest.approx(p, abs=1e-12)
+        # certain facts agree with probabilities 0/1
+        for c in range(k.C):
+            loc = k.location(c)
+            if loc is not None:
+                assert marg[c, loc] == pytest.approx(1.0)
+        sol = k.solution_if_certain()
+        envs = [t for t, p in triples.items() if p > 0]
+        assert sol == (envs[0] if len(envs) == 1 else None)
+        # the deal found by search is consistent; the truth is too
+        assert k.is_consistent(truth)
+        assert k.is_consistent(k.find_deal(rng=rng))
+        cases += 1
+    assert cases == 70
+
+
+def test_mcmc_estimate_is_close_to_exact_on_reduced_deck():
+    rng = np.random.default_rng(3)
+    worst = 0.0
+    for _ in range(10):
+        truth, k = _random_evidence(rng, (3, 3, 3), (2, 2, 2), 0)
+        exact = k.exact_posterior(budget=10**9)
+        est = k.estimate_posterior(rng, samples=3000)
+        worst = max(worst, float(np.abs(exact.marginals - est.marginals).max()))
+    assert worst < 0.06
+
+
+def test_contradiction_is_detected():
+    k = Knowledge((3, 3), (3, 3, 3))
+    k.holds(0, 0)
+    k.holds(1, 0)
+    with pytest.raises(Contradiction):
+        k.propagate()
