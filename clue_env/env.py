@@ -42,7 +42,7 @@ from .engine.cards import CARDS, N_ROOMS, ROOMS, SUSPECTS, WEAPONS, card_index
 from .engine.config import RulesConfig, load_rules
 from .engine.errors import ClueError, IllegalActionError
 from .engine.game import Game, Phase
-from .observation import LAYOUT, ObservationEncoder
+from .observation import LAYOUT, LAYOUT_WITH_BELIEF, ObservationEncoder
 from .state import public_state
 
 RESET_OPTION_KEYS = ("envelope", "hands", "tokens", "weapons")
@@ -62,9 +62,12 @@ class raw_env(AECEnv):
         num_players: int = 4,
         rules: str | RulesConfig | dict = "classic",
         render_mode: str | None = None,
+        belief_features: bool = False,
         **overrides: Any,
     ) -> None:
         super().__init__()
+        if not isinstance(belief_features, bool):
+            raise ValueError(f"belief_features must be True or False, got {belief_features!r}")
         self.rules: RulesConfig = load_rules(rules, **overrides)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
@@ -75,9 +78,15 @@ class raw_env(AECEnv):
         self.num_players = num_players
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self.layout = LAYOUT_WITH_BELIEF if belief_features else LAYOUT
+        self.beliefs = None
+        if belief_features:
+            from .beliefs import BeliefFeatures
+
+            self.beliefs = BeliefFeatures()
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(0.0, 1.0, (LAYOUT.size,), np.float32),
+                "observation": spaces.Box(0.0, 1.0, (self.layout.size,), np.float32),
                 "action_mask": spaces.Box(0, 1, (self.codec.n,), np.int8),
             }
         )
@@ -137,6 +146,8 @@ class raw_env(AECEnv):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.encoder.reset(game)
+        if self.beliefs is not None:
+            self.beliefs.reset(game, rng.spawn(1)[0])
         views = self.encoder.views
         self.infos = {a: {"events": views[i]} for i, a in enumerate(self.agents)}
         self._mask = None
@@ -202,7 +213,10 @@ class raw_env(AECEnv):
             mask = mask.copy()
         else:
             mask = self._zero_mask.copy()
-        return {"observation": self.encoder.observe(seat), "action_mask": mask}
+        obs = self.encoder.observe(seat)
+        if self.beliefs is not None:
+            obs = np.concatenate([obs, self.beliefs.features(seat, self.encoder.views[seat])])
+        return {"observation": obs, "action_mask": mask}
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
         """The acting agent's mask (a read-only view; zeros for anyone else)."""

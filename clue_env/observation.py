@@ -56,15 +56,26 @@ PIECES: tuple[tuple[str, tuple[int, ...], str], ...] = (
 )
 
 
+#: appended when the env is made with ``belief_features=True`` (issue 3)
+BELIEF_PIECES: tuple[tuple[str, tuple[int, ...], str], ...] = (
+    (
+        "belief",
+        (N_CARDS, MAX_SEATS + 1),
+        "deduction engine: P(card c is held by rel seat k), last column P(c in envelope)",
+    ),
+)
+
+
 class Layout:
     """Offsets of the named pieces; sizes are derived from :data:`PIECES`, never repeated."""
 
-    def __init__(self) -> None:
+    def __init__(self, belief: bool = False) -> None:
+        self.pieces = PIECES + (BELIEF_PIECES if belief else ())
         self.offset: dict[str, int] = {}
         self.shape: dict[str, tuple[int, ...]] = {}
         self.doc: dict[str, str] = {}
         off = 0
-        for name, shape, doc in PIECES:
+        for name, shape, doc in self.pieces:
             self.offset[name] = off
             self.shape[name] = shape
             self.doc[name] = doc
@@ -81,13 +92,14 @@ class Layout:
 
     def table(self) -> str:
         lines = [f"{'piece':<15} {'offset':>6} {'size':>5}  {'shape':<9} meaning"]
-        for name, shape, doc in PIECES:
+        for name, shape, doc in self.pieces:
             lines.append(f"{name:<15} {self.offset[name]:>6} {int(np.prod(shape)):>5}  {str(shape):<9} {doc}")
         lines.append(f"{'total':<15} {'':>6} {self.size:>5}")
         return "\n".join(lines)
 
 
 LAYOUT = Layout()
+LAYOUT_WITH_BELIEF = Layout(belief=True)
 
 
 def _loc_features(board: Board) -> np.ndarray:
@@ -304,4 +316,6 @@ class ObservationEncoder:
 
 
 if __name__ == "__main__":
-    print(LAYOUT.table())
+    import sys
+
+    print((LAYOUT_WITH_BELIEF if "--belief" in sys.argv else LAYOUT).table())

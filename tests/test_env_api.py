@@ -36,6 +36,11 @@ def test_pettingzoo_api_test_stock_wrappers(n):
     api_test(stock_wrapped_env(num_players=n), num_cycles=300)
 
 
+def test_pettingzoo_tests_with_belief_features():
+    api_test(clue_env.env(num_players=4, belief_features=True), num_cycles=300)
+    seed_test(lambda **kw: clue_env.env(num_players=3, belief_features=True, **kw), num_cycles=200)
+
+
 @pytest.mark.parametrize("n", PLAYERS)
 def test_pettingzoo_seed_test(n):
     seed_test(lambda **kw: clue_env.env(num_players=n, **kw), num_cycles=500)

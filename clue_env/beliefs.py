@@ -1,0 +1,61 @@
+"""Belief features: each seat's deduction-engine marginals, appended to its observation.
+
+Enabled with ``clue_env.env(..., belief_features=True)``. For seat v the piece ``belief`` holds,
+for every card, the posterior probability that it is held by each rel seat (v first) and that it
+is in the envelope, under a uniform prior over the deals consistent with everything v has
+witnessed (R31: v's hand, cards shown to v, passes, refutations, hand sizes, wrong accusations).
+The posterior is counted exactly when that is cheap and otherwise estimated from a Markov chain
+over consistent deals whose generator is seeded from the env's seed (same seed, same features).
+It is recomputed only when the seat's evidence changes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .engine.cards import N_CARDS
+from .engine.game import Game
+from .engine.knowledge import Contradiction
+from .engine.witness import Witness
+from .observation import MAX_SEATS, SeatLog
+
+
+class BeliefFeatures:
+    """Per-seat belief vectors, computed lazily on ``observe``."""
+
+    size = N_CARDS * (MAX_SEATS + 1)
+
+    def __init__(self, exact_budget: int = 20_000, samples: int = 128) -> None:
+        self.exact_budget = exact_budget
+        self.samples = samples
+
+    def reset(self, game: Game, rng: np.random.Generator) -> None:
+        n = game.n
+        sizes = [len(h) for h in game.hands]
+        self.n = n
+        self.witnesses = [Witness(v, game.hands[v], sizes) for v in range(n)]
+        self.rngs = rng.spawn(n)
+        self.cache: list[np.ndarray | None] = [None] * n
+        self.version = [-1] * n
+
+    def features(self, seat: int, view: SeatLog) -> np.ndarray:
+        w = self.witnesses[seat]
+        w.feed(view)
+        k = w.knowledge
+        vec = self.cache[seat]
+        if vec is None or self.version[seat] != k._version:
+            vec = np.zeros((N_CARDS, MAX_SEATS + 1), dtype=np.float32)
+            try:
+                post = k.exact_posterior(self.exact_budget)
+                if post is None:
+                    post = k.estimate_posterior(self.rngs[seat], samples=self.samples)
+                m = post.marginals
+                for s in range(self.n):
+                    vec[:, (s - seat) % self.n] = m[:, s]
+                vec[:, MAX_SEATS] = m[:, self.n]
+            except Contradiction:  # cannot happen with a consistent log; keep zeros
+                pass
+            vec = vec.reshape(-1)
+            self.cache[seat] = vec
+            self.version[seat] = k._version
+        return vec

@@ -1,0 +1,149 @@
+"""Agents: specs, legality, the baselines' guarantees, tournaments and evaluate.py (issue 3)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import clue_env
+from agents import make_agent, parse_spec
+from agents.deduction import DeductionAgent, information_gain
+from agents.tournament import play_game, run_tournament, summarise, wilson
+
+
+def test_parse_spec_forms():
+    assert parse_spec("random") == ("random", {})
+    assert parse_spec("deduction:threshold=0.9") == ("deduction", {"threshold": 0.9})
+    assert parse_spec("ppo:runs/model.zip") == ("ppo", "runs/model.zip")
+    with pytest.raises(ValueError, match="key=value"):
+        parse_spec("deduction:0.9")
+    with pytest.raises(ValueError, match="checkpoint path"):
+        parse_spec("ppo")
+
+
+def test_make_agent_errors_name_the_problem():
+    with pytest.raises(ValueError, match="unknown agent 'genius'.*known agents"):
+        make_agent("genius", seat=0, num_players=4)
+    with pytest.raises(ValueError, match="bad parameters"):
+        make_agent("notebook:depth=3", seat=0, num_players=4)
+    with pytest.raises(ValueError, match="threshold"):
+        make_agent("deduction:threshold=1.5", seat=0, num_players=4)
+    a = make_agent("deduction:threshold=0.8", seat=2, num_players=4, seed=1)
+    assert isinstance(a, DeductionAgent) and a.threshold == 0.8 and a.seat == 2 and a.spec == "deduction:threshold=0.8"
+
+
+@pytest.mark.parametrize("spec", ["random", "uniform", "notebook", "deduction", "deduction:threshold=0.7"])
+def test_agents_only_play_legal_actions(spec):
+    # play_game runs on the raw env, whose step raises on an illegal action
+    for i in range(3):
+        r = play_game([spec, "notebook", "random"], "classic", seed=10, index=i)
+        assert r.turns >= 1
+
+
+def test_uniform_accuses_wrongly_at_once_and_random_never_accuses():
+    r = play_game(["uniform", "random", "random", "random"], "classic", seed=3, index=0)
+    assert r.wrong_accusations[0] == 1
+    assert sum(r.wrong_accusations[1:]) == 0
+
+
+def test_notebook_and_deduction_never_accuse_wrongly():
+    s = run_tournament(["deduction", "notebook", "notebook", "deduction"], 24, seed=5, workers=1, progress=False)
+    assert s["results"]["deduction"]["wrong_accusations"] == 0
+    assert s["results"]["notebook"]["wrong_accusations"] == 0
+    assert s["truncated"] == 0
+
+
+def test_deduction_beats_notebooks_on_a_small_sample():
+    s = run_tournament(["deduction", "notebook", "notebook", "notebook"], 40, seed=1, workers=1, progress=False)
+    assert s["results"]["deduction"]["win_rate"] > 0.4
+
+
+def test_tournament_is_reproducible_and_independent_of_workers():
+    a = run_tournament(["notebook", "random", "random"], 12, seed=7, workers=1, progress=False)
+    b = run_tournament(["notebook", "random", "random"], 12, seed=7, workers=2, progress=False)
+    for s in (a, b):
+        s.pop("games_per_s_per_core")
+        s.pop("seconds_per_decision")
+    assert a == b
+
+
+def test_seats_rotate():
+    results = [play_game(["notebook", "random", "random"], "classic", seed=0, index=i) for i in range(3)]
+    assert [r.seats.index("notebook") for r in results] == [0, 2, 1]
+
+
+def test_wilson_interval():
+    lo, hi = wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
+    assert wilson(0, 10)[0] == 0.0 and wilson(10, 10)[1] == 1.0
+
+
+def test_summary_has_the_spec_json_shape():
+    results = [play_game(["notebook", "random", "random"], "classic", seed=0, index=i) for i in range(3)]
+    s = summarise(["notebook", "random", "random"], results, "classic")
+    assert {"games", "num_players", "rules", "results", "truncated", "mean_turns"} <= set(s)
+    row = s["results"]["random"]
+    assert row["games"] == 6  # counted once per seat-game
+    assert {"games", "wins", "win_rate", "ci95", "wrong_accusations"} <= set(row)
+    json.dumps(s)
+
+
+def test_evaluate_script_writes_json_and_chart(tmp_path):
+    import evaluate
+
+    out, chart = tmp_path / "r.json", tmp_path / "r.png"
+    rc = evaluate.main(
+        ["--seats", "notebook,random,random", "--games", "6", "--seed", "1", "--json", str(out), "--chart", str(chart), "--quiet"]
+    )
+    assert rc == 0
+    data = json.loads(out.read_text())
+    assert data["games"] == 6 and data["num_players"] == 3 and data["rules"] == "classic"
+    assert chart.stat().st_size > 1000
+
+
+def test_evaluate_script_rejects_a_bad_spec(tmp_path, capsys):
+    import evaluate
+
+    rc = evaluate.main(["--seats", "notebook,wizard,random", "--games", "2", "--json", "", "--chart", "", "--quiet"])
+    assert rc == 2
+    assert "wizard" in capsys.readouterr().err
+
+
+def test_information_gain_prefers_unknown_cards():
+    # 3 players, me = 0: random deals; the envelope (location 3) varies, so suggestions inform.
+    rng = np.random.default_rng(0)
+    samples = np.zeros((50, 21), dtype=np.int64)
+    for i in range(50):
+        perm = rng.permutation(np.arange(1, 21))
+        samples[i, perm[:6]] = 1
+        samples[i, perm[6:12]] = 2
+        samples[i, perm[12:]] = 0
+        env = [int(rng.integers(0, 6)), 6 + int(rng.integers(0, 6)), 12 + int(rng.integers(0, 9))]
+        samples[i, env] = 3
+    g = information_gain(samples, 0, 3, rng)
+    assert g.shape == (6, 6, 9)
+    assert (g >= -1e-9).all() and g.max() > 0
+
+
+def test_information_gain_is_zero_when_the_envelope_is_known():
+    rng = np.random.default_rng(1)
+    samples = np.zeros((20, 21), dtype=np.int64)
+    samples[:, [0, 6, 12]] = 3
+    samples[:, 1:6] = 1
+    samples[:, 7:12] = 2
+    samples[:, 13:] = 0
+    assert np.abs(information_gain(samples, 0, 3, rng)).max() < 1e-12
+
+
+def test_belief_features_are_a_distribution_per_card():
+    from clue_env.observation import LAYOUT_WITH_BELIEF
+
+    e = clue_env.raw_env(num_players=4, belief_features=True)
+    e.reset(seed=2)
+    b = LAYOUT_WITH_BELIEF.view(e.observe("player_1")["observation"], "belief")
+    np.testing.assert_allclose(b.sum(axis=1), 1.0, atol=1e-6)
+    hand = e.game.hands[1]
+    assert all(b[c, 0] == 1.0 for c in hand)
+    assert e.observation_space("player_1")["observation"].shape == (995,)
