@@ -17,8 +17,8 @@ import tempfile
 from agents.tournament import format_table, plot, run_tournament
 
 #: what `python evaluate.py` plays with no arguments (the strongest agent against the baselines)
-DEFAULT_SEATS = "random,random,random,random"
-DEFAULT_GAMES = 200
+DEFAULT_SEATS = "deduction,notebook,random,random"
+DEFAULT_GAMES = 400
 
 
 def write_json_atomic(path: str, data: object) -> None:
