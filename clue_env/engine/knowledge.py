@@ -534,10 +534,13 @@ class Knowledge:
                 # rotate a->lb, b->lc, c->la
                 if not (poss[a] >> lb & 1 and poss[b] >> lc & 1 and poss[c3] >> la & 1):
                     continue
-                if ENV in (la, lb, lc):
-                    continue  # keep kinds simple: the envelope takes part in swaps only
+                # the envelope keeps one card of each kind: what enters it replaces its own kind
+                if (la == ENV and kind_of[c3] != kind_of[a]) or (lb == ENV and kind_of[a] != kind_of[b]):
+                    continue
+                if lc == ENV and kind_of[b] != kind_of[c3]:
+                    continue
                 deal[a], deal[b], deal[c3] = lb, lc, la
-                if clauses_ok(la) and clauses_ok(lb) and clauses_ok(lc):
+                if all(loc == ENV or clauses_ok(loc) for loc in (la, lb, lc)) and (ENV not in (la, lb, lc) or env_ok()):
                     continue
                 deal[a], deal[b], deal[c3] = la, lb, lc
                 continue
