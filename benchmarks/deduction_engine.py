@@ -72,7 +72,12 @@ def main(argv: list[str] | None = None) -> int:
 
         def stats(xs):
             a = np.array(xs) * 1000
-            return {"n": len(a), "median_ms": float(np.median(a)), "p95_ms": float(np.percentile(a, 95)), "worst_ms": float(a.max())}
+            return {
+                "n": len(a),
+                "median_ms": float(np.median(a)),
+                "p95_ms": float(np.percentile(a, 95)),
+                "worst_ms": float(a.max()),
+            }
 
         allabs = np.concatenate([e.ravel() for e in errs_abs]) if errs_abs else np.zeros(1)
         report[f"{p}p"] = {

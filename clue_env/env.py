@@ -45,7 +45,7 @@ from .engine.game import Game, Phase
 from .observation import LAYOUT, LAYOUT_WITH_BELIEF, ObservationEncoder
 from .state import public_state
 
-RESET_OPTION_KEYS = ("envelope", "hands", "tokens", "weapons")
+RESET_OPTION_KEYS = ("envelope", "hands", "board_cards", "tokens", "weapons")
 
 
 class IllegalMoveError(IllegalActionError):
@@ -125,6 +125,7 @@ class raw_env(AECEnv):
         """Start a new game. ``options`` may fix the deal and the position (SPEC):
 
         ``{"envelope": [suspect, weapon, room], "hands": {"player_0": [...], ...},
+        "board_cards": {room: card} (2023 two-player game, R30),
         "tokens": {suspect: room | "R,C" | [R, C] | None}, "weapons": {weapon: room}}``.
         A bad option raises a ValueError naming the problem and leaves the env as it was.
         """
@@ -132,7 +133,8 @@ class raw_env(AECEnv):
         game = Game(self.rules, self.num_players, self.board)
         game.roller = self._roll
         envelope, hands, tokens, weapons = self._parse_options(options)
-        game.setup(rng, envelope=envelope, hands=hands)
+        board_cards = (options or {}).get("board_cards") if isinstance(options, dict) else None
+        game.setup(rng, envelope=envelope, hands=hands, board_cards=board_cards)
         for sus, node in tokens.items():
             game.place_token(sus, node)
         for w, room in weapons.items():

@@ -24,6 +24,8 @@ from .engine.game import Event, Game, Phase, redact
 MAX_SEATS = 6
 _LOC_W = N_ROOMS + 4  # room one-hot, hallway flag, row, col, off-board flag
 _MAX_ROLL = 12
+_MAX_DICE = 2
+_FACES = 6
 _DIST_SCALE = 30.0
 
 #: (name, shape, meaning) in layout order.
@@ -53,6 +55,11 @@ PIECES: tuple[tuple[str, tuple[int, ...], str], ...] = (
     ("accusations", (MAX_SEATS, N_SUSPECTS + N_WEAPONS + N_ROOMS), "rel seat k's (wrong) accusation"),
     ("pulled", (MAX_SEATS,), "rel seat k was moved into a room by a suggestion since its last turn (R21)"),
     ("turn", (1,), "turns played / max_turns (R15)"),
+    ("dice", (_MAX_DICE, _FACES), "face of each die this turn, one-hot; face 1 is the magnifying glass in 2023 (R23)"),
+    ("clue_card", (N_CARDS + 1,), "Clue card drawn this turn: the card it names; last: a card was drawn (R24-R25)"),
+    ("revealed", (N_CARDS, MAX_SEATS + 1), "card revealed to all by rel seat k; last column: nobody holds it (R25)"),
+    ("board_rooms", (N_ROOMS,), "rooms with a card lying face down (2023 two-player game, R30)"),
+    ("board_seen", (N_CARDS,), "face-down board cards I have looked at (R30)"),
 )
 
 
@@ -194,6 +201,8 @@ class ObservationEncoder:
                 row[off["seat_present"] + k] = 1.0
                 row[off["seat_character"] + k * N_SUSPECTS + game.seat_suspect[s]] = 1.0
                 row[off["hand_size"] + k] = len(game.hands[s]) / 6.0
+        for room in game.board_cards:
+            buf[:, off["board_rooms"] + room] = 1.0
         for sus in range(N_SUSPECTS):
             self._set_loc(sus, game.loc[sus])
         for w in range(N_WEAPONS):
@@ -245,6 +254,22 @@ class ObservationEncoder:
             elif t == "roll":
                 o = off["roll"]
                 b[:, o : o + _MAX_ROLL + 1] = self._roll_eye[min(ev[2], _MAX_ROLL)]
+                o = off["dice"]
+                for i, face in enumerate(ev[3][:_MAX_DICE]):
+                    if 1 <= face <= _FACES:
+                        b[:, o + i * _FACES + face - 1] = 1.0
+            elif t == "clue_card":
+                o = off["clue_card"]
+                if ev[3] >= 0:
+                    b[:, o + ev[3]] = 1.0
+                b[:, o + N_CARDS] = 1.0
+            elif t == "reveal":
+                card, holder = ev[2], ev[3]
+                o = off["revealed"] + card * (MAX_SEATS + 1)
+                for v in range(n):
+                    b[v, o + (self.rel[v][holder] if holder >= 0 else MAX_SEATS)] = 1.0
+            elif t == "peek":
+                b[ev[1], off["board_seen"] + ev[3]] = 1.0
             elif t == "turn":
                 seat = ev[1]
                 b[:, off["turn"]] = ev[2] / g.cfg.max_turns
@@ -258,6 +283,10 @@ class ObservationEncoder:
                 b[:, r0 : r0 + MAX_SEATS] = 0.0
                 c0 = off["refuted_card"]
                 b[:, c0 : c0 + N_CARDS] = 0.0
+                d0 = off["dice"]
+                b[:, d0 : d0 + _MAX_DICE * _FACES] = 0.0
+                k0 = off["clue_card"]
+                b[:, k0 : k0 + N_CARDS + 1] = 0.0
                 for v in range(n):
                     b[v, o + self.rel[v][seat]] = 1.0
             elif t == "weapon":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .engine.board import OFF_BOARD
-from .engine.cards import N_ROOMS, ROOMS, SUSPECTS, WEAPONS
+from .engine.cards import CARDS, N_ROOMS, ROOMS, SUSPECTS, WEAPONS
 from .engine.game import Event, Game
 
 
@@ -56,6 +56,12 @@ def public_event(game: Game, ev: Event) -> dict[str, Any]:
             "room": ROOMS[ev[4]],
             "correct": bool(ev[5]),
         }
+    if t == "clue_card":
+        return {"type": t, "player": p(ev[1]), "effect": ev[2], "card": CARDS[ev[3]] if ev[3] >= 0 else None}
+    if t == "reveal":  # R25: revealed to all
+        return {"type": t, "player": p(ev[1]), "card": CARDS[ev[2]], "holder": p(ev[3])}
+    if t == "peek":  # R30: which card is private to the player who looked
+        return {"type": t, "player": p(ev[1]), "room": ROOMS[ev[2]]}
     if t == "game_over":
         return {"type": t, "winner": p(ev[1]), "reason": ev[2]}
     raise ValueError(f"unknown event type {t!r}")
@@ -79,6 +85,7 @@ def public_state(game: Game) -> dict[str, Any]:
         "tokens": {SUSPECTS[s]: location(game, node) for s, node in enumerate(game.loc)},
         "weapons": {WEAPONS[w]: ROOMS[r] for w, r in enumerate(game.weapon_loc)},
         "eliminated": [f"player_{i}" for i in range(game.n) if game.eliminated[i]],
+        "board_card_rooms": sorted(ROOMS[r] for r in game.board_cards),  # R30: face down, identity private
         "log": [public_event(game, ev) for ev in game.log],
         "over": over,
         "winner": f"player_{game.winner}" if game.winner >= 0 else None,
@@ -94,5 +101,6 @@ def public_state(game: Game) -> dict[str, Any]:
     if over:  # the envelope is opened at the end of the game
         s, w, r = game.envelope
         state["solution"] = [SUSPECTS[s], WEAPONS[w], ROOMS[r]]
+        state["board_cards"] = {ROOMS[r]: CARDS[c] for r, c in sorted(game.board_cards.items())}
         state["reason"] = game.over_reason
     return state

@@ -146,4 +146,5 @@ def test_belief_features_are_a_distribution_per_card():
     np.testing.assert_allclose(b.sum(axis=1), 1.0, atol=1e-6)
     hand = e.game.hands[1]
     assert all(b[c, 0] == 1.0 for c in hand)
-    assert e.observation_space("player_1")["observation"].shape == (995,)
+    assert e.observation_space("player_1")["observation"].shape == (LAYOUT_WITH_BELIEF.size,)
+    assert LAYOUT_WITH_BELIEF.size == 1059 + 147

@@ -44,8 +44,21 @@ class RulesConfig:
     num_dice: int = 1
     #: R2/R23: faces per die
     die_faces: int = 6
+    #: R23: one face of each die (the 1) is a magnifying glass, counting as one when moving
+    magnifying_glass: bool = False
     #: R10: ``scarlet`` (classic: Miss Scarlet first) or ``highest_roll`` (2023)
     first_player: str = "scarlet"
+    #: R12 (2023): a turn starts with the roll; staying, a secret passage, moving or ending the
+    #: turn are then chosen (``false``: classic R11, roll or passage or stay at the start)
+    roll_first: bool = False
+    #: R24-R25: the deck of Clue cards is in play (drawn when a magnifying glass shows)
+    clue_cards: bool = False
+    #: R25: the deck's cards as effect specs; ``None`` = one ``reveal:CARD`` per card of the game
+    clue_deck: tuple[str, ...] | None = None
+    #: R30: in a two-player game, this many dealt cards lie face down in rooms instead
+    two_player_board_cards: int = 0
+    #: R1: display name of the victim
+    victim: str = ""
     #: R15: the episode is truncated when this many turns have been played
     max_turns: int = 300
     #: characters assigned to seats in clockwise order (default: the turn order R10)
@@ -66,12 +79,27 @@ class RulesConfig:
         _check_choice("tokens_on_board", self.tokens_on_board, ("all", "players_only"))
         _check_choice("repeat_suggestion", self.repeat_suggestion, ("classic", "stay"))
         _check_choice("first_player", self.first_player, ("scarlet", "highest_roll"))
-        for name in ("full_roll", "accuse_anywhere", "last_player_standing"):
+        for name in ("full_roll", "accuse_anywhere", "last_player_standing", "magnifying_glass", "roll_first", "clue_cards"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"config key {name!r} must be true or false, got {getattr(self, name)!r}")
         _check_int("num_dice", self.num_dice, 1, 4)
         _check_int("die_faces", self.die_faces, 2, 20)
         _check_int("max_turns", self.max_turns, 1, 10**7)
+        _check_int("two_player_board_cards", self.two_player_board_cards, 0, 9)
+        if not isinstance(self.victim, str):
+            raise ConfigError(f"config key 'victim' must be a name, got {self.victim!r}")
+        if self.clue_deck is not None:
+            from .clue_cards import parse_effect
+
+            if isinstance(self.clue_deck, str) or not self.clue_deck:
+                raise ConfigError(f"config key 'clue_deck' must be a non-empty list of effects, got {self.clue_deck!r}")
+            deck = tuple(self.clue_deck)
+            for spec in deck:
+                try:
+                    parse_effect(spec)
+                except ValueError as e:
+                    raise ConfigError(f"config key 'clue_deck': {e}") from None
+            object.__setattr__(self, "clue_deck", deck)
         _check_int("min_players", self.min_players, 2, 6)
         _check_int("max_players", self.max_players, self.min_players, 6)
         for name in ("reward_win", "reward_lose", "reward_wrong_accusation", "reward_draw"):
@@ -108,8 +136,9 @@ class RulesConfig:
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
-        if d["characters"] is not None:
-            d["characters"] = list(d["characters"])
+        for key in ("characters", "clue_deck"):
+            if d[key] is not None:
+                d[key] = list(d[key])
         return d
 
 

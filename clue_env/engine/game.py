@@ -41,10 +41,12 @@ from .cards import (
     WEAPON_BASE,
     card_index,
 )
+from .clue_cards import Effect, build_deck
 from .config import RulesConfig
 from .errors import ConfigError, IllegalActionError, InvalidDealError
 
 ENVELOPE = -1  # owner of a card in the envelope
+BOARD = -2  # owner of a card lying face down in a room (2023 two-player game, R30)
 
 
 class Phase(IntEnum):
@@ -69,6 +71,10 @@ class Phase(IntEnum):
 #   ("no_refute", suggester)
 #   ("accuse", seat, suspect, weapon, room, correct)
 #   ("end_turn", seat)
+#   ("clue_card", seat, effect, card)           a Clue card drawn (R24); effect "reveal"
+#   ("reveal", seat, card, holder)              R25: holder shows card to all; -1 = nobody holds it
+#   ("peek", seat, room, card)                  R30: looks at the face-down card in room; card is
+#                                               -1 in everyone else's view
 #   ("game_over", winner, reason)               winner -1: nobody; reason: "accusation" |
 #                                               "last_player_standing" | "all_eliminated" | "max_turns"
 Event = tuple
@@ -142,6 +148,8 @@ class Game:
         self.truncated = False
         self.over_reason = ""
         self.log: list[Event] = []
+        self.board_cards: dict[int, int] = {}  # room -> card lying face down there (R30)
+        self.clue_deck: list[Effect] = []  # top first (R24)
         self.rewards: list[float] = [0.0] * n  # rewards produced by the last apply()
         self.rewarded = False  # whether the last apply() produced any reward
         self._legal: Legal | None = None
@@ -151,20 +159,30 @@ class Game:
         rng,
         envelope: Iterable[str] | None = None,
         hands: dict[int, Iterable[str]] | None = None,
+        board_cards: dict[str, str] | None = None,
     ) -> None:
-        """Deal (R5-R6), place tokens (R7) and weapons (R8), pick the first player (R10).
+        """Deal (R5-R6, R30), place tokens (R7) and weapons (R8), pick the first player (R10).
 
-        ``rng`` is a ``numpy.random.Generator``; ``envelope`` / ``hands`` fix the deal (card
-        ids) and are validated as a partition of the 21 cards (:class:`InvalidDealError`).
+        ``rng`` is a ``numpy.random.Generator``; ``envelope`` / ``hands`` / ``board_cards`` fix
+        the deal (card ids; ``board_cards`` maps rooms to the cards lying face down there in the
+        2023 two-player game) and are validated as a partition of the 21 cards
+        (:class:`InvalidDealError`).
         """
-        env_cards, hand_cards = self._make_deal(rng, envelope, hands)
+        env_cards, hand_cards, board = self._make_deal(rng, envelope, hands, board_cards)
         self._clear()
+        self.board_cards = board
+        for c in board.values():
+            self.owner[c] = BOARD
         s, w, r = env_cards
         self.envelope = (s, w - WEAPON_BASE, r - ROOM_BASE)
         for seat, cards in enumerate(hand_cards):
             self.hands[seat] = sorted(cards)
             for c in cards:
                 self.owner[c] = seat
+        # R24: the Clue-card deck, shuffled face down.
+        if self.cfg.clue_cards:
+            deck = build_deck(self.cfg.clue_deck)
+            self.clue_deck = [deck[int(i)] for i in rng.permutation(len(deck))]
         # R8: weapons at random in distinct rooms.
         rooms = rng.permutation(N_ROOMS)[:N_WEAPONS]
         self.weapon_loc = [int(x) for x in rooms]
@@ -184,10 +202,69 @@ class Game:
             first = min(range(self.n), key=lambda seat: self.seat_suspect[seat])
         self._begin_turn(first)
 
+    def _board_count(self) -> int:
+        return self.cfg.two_player_board_cards if self.n == 2 else 0
+
+    def _parse_board(self, board_cards: dict[str, str] | None) -> dict[int, int] | None:
+        if board_cards is None:
+            return None
+        k = self._board_count()
+        if not isinstance(board_cards, dict):
+            raise InvalidDealError(f"board_cards must map rooms to cards, got {board_cards!r}")
+        if len(board_cards) != k:
+            raise InvalidDealError(
+                f"board_cards must place exactly {k} card(s) for {self.n} players under the {self.cfg.name!r} rules "
+                f"(R30: only the two-player game has cards on the board), got {len(board_cards)}"
+            )
+        out: dict[int, int] = {}
+        for room, cid in board_cards.items():
+            try:
+                r = card_index(room, "room") - ROOM_BASE
+                c = card_index(cid)
+            except (ValueError, TypeError) as e:
+                raise InvalidDealError(f"bad board_cards entry {room!r}: {cid!r}: {e}") from None
+            if c in out.values():
+                raise InvalidDealError(f"card {cid!r} lies on the board twice")
+            out[r] = c
+        return out
+
     def _make_deal(
-        self, rng, envelope: Iterable[str] | None, hands: dict[int, Iterable[str]] | None
+        self,
+        rng,
+        envelope: Iterable[str] | None,
+        hands: dict[int, Iterable[str]] | None,
+        board_cards: dict[str, str] | None = None,
+    ) -> tuple[tuple[int, int, int], list[list[int]], dict[int, int]]:
+        board = self._parse_board(board_cards)
+        k = self._board_count()
+        env_cards, hand_cards = self._deal_cards(rng, envelope, hands, board)
+        if board is None:
+            board = {}
+            if k:
+                placed = set(env_cards) | {c for h in hand_cards for c in h}
+                if hands is not None:
+                    loose = [c for c in range(N_CARDS) if c not in placed]
+                else:  # R30: k of the dealt cards go face down into k random rooms instead
+                    pool = [c for h in hand_cards for c in h]
+                    loose = [pool[int(i)] for i in rng.permutation(len(pool))[:k]]
+                    hand_cards = self._deal_rest(rng, [c for c in pool if c not in loose])
+                rooms = rng.permutation(N_ROOMS)[: len(loose)]
+                board = {int(r): c for r, c in zip(rooms, sorted(loose))}
+        return env_cards, hand_cards, board
+
+    def _deal_rest(self, rng, cards: list[int]) -> list[list[int]]:
+        order = rng.permutation(len(cards))
+        hand_cards: list[list[int]] = [[] for _ in range(self.n)]
+        for i, j in enumerate(order):
+            hand_cards[i % self.n].append(cards[int(j)])  # R6: one at a time, clockwise from seat 0
+        return hand_cards
+
+    def _deal_cards(
+        self, rng, envelope: Iterable[str] | None, hands: dict[int, Iterable[str]] | None, board: dict[int, int] | None
     ) -> tuple[tuple[int, int, int], list[list[int]]]:
         n = self.n
+        on_board = set(board.values()) if board else set()
+        expect_loose = self._board_count() if board is None else 0
         if envelope is not None:
             env_ids = list(envelope) if not isinstance(envelope, str) else [envelope]
             if len(env_ids) != 3:
@@ -221,12 +298,16 @@ class Game:
                         raise InvalidDealError(f"hand of player_{seat}: unknown card {cid!r}") from None
                     if c in seen:
                         raise InvalidDealError(f"card {cid!r} is dealt twice ({seen[c]} and player_{seat})")
+                    if c in on_board:
+                        raise InvalidDealError(f"card {cid!r} is both in player_{seat}'s hand and on the board")
                     seen[c] = f"player_{seat}"
                     row.append(c)
                 hand_cards.append(row)
-            rest = [c for c in range(N_CARDS) if c not in seen]
+            rest = [c for c in range(N_CARDS) if c not in seen and c not in on_board]
             if env_cards is None:
                 kinds = sorted(rest)
+                if expect_loose:
+                    raise InvalidDealError("with hands in a two-player 2023 game, give the envelope too (R30)")
                 if len(rest) != 3 or not (kinds[0] < WEAPON_BASE <= kinds[1] < ROOM_BASE <= kinds[2]):
                     raise InvalidDealError(
                         "the cards left out of the hands must be exactly one suspect, one weapon and one "
@@ -234,12 +315,16 @@ class Game:
                     )
                 env_cards = (kinds[0], kinds[1], kinds[2])
             else:
-                dup = [CARDS[c] for c in env_cards if c in seen]
+                dup = [CARDS[c] for c in env_cards if c in seen or c in on_board]
                 if dup:
-                    raise InvalidDealError(f"envelope card(s) {dup} are also in a hand")
+                    raise InvalidDealError(f"envelope card(s) {dup} are also in a hand or on the board")
                 missing = [CARDS[c] for c in rest if c not in env_cards]
-                if missing:
-                    raise InvalidDealError(f"cards {missing} are neither in a hand nor in the envelope")
+                if len(missing) != expect_loose:
+                    raise InvalidDealError(
+                        f"cards {missing} are neither in a hand nor in the envelope"
+                        if not expect_loose
+                        else f"{expect_loose} cards must be left for the board (R30), got {missing}"
+                    )
             return env_cards, hand_cards
         if env_cards is None:
             env_cards = (
@@ -247,12 +332,10 @@ class Game:
                 WEAPON_BASE + int(rng.integers(N_WEAPONS)),
                 ROOM_BASE + int(rng.integers(N_ROOMS)),
             )
-        rest = [c for c in range(N_CARDS) if c not in env_cards]
-        order = rng.permutation(len(rest))
-        hand_cards = [[] for _ in range(n)]
-        for i, j in enumerate(order):
-            hand_cards[i % n].append(rest[int(j)])  # R6: one at a time, clockwise from seat 0
-        return env_cards, hand_cards
+        if any(c in on_board for c in env_cards):
+            raise InvalidDealError("an envelope card is also on the board")
+        rest = [c for c in range(N_CARDS) if c not in env_cards and c not in on_board]
+        return env_cards, self._deal_rest(rng, rest)
 
     def place_token(self, suspect: int, node: int) -> None:
         """Put a suspect token on ``node`` (a room or a hallway square); for tests and setups."""
@@ -302,6 +385,8 @@ class Game:
         ph = self.phase
         seat = self.current
         if ph == Phase.START:
+            if self.cfg.roll_first:  # R12: the 2023 turn begins with the roll
+                return Legal(roll=True)
             my = self.loc[self.seat_suspect[seat]]
             return Legal(
                 roll=True,
@@ -311,7 +396,18 @@ class Game:
             )
         if ph == Phase.MOVE:
             sq, rm = self.dests
-            return Legal(squares=sq, rooms=rm)
+            if not self.cfg.roll_first:
+                return Legal(squares=sq, rooms=rm)
+            # R12/R16/R20/R22 (2023): move up to the roll, or stay, or take the passage, or not
+            here = self.start_room
+            return Legal(
+                squares=sq,
+                rooms=rm,
+                stay=self._may_stay(seat),
+                passage=here >= 0 and self.board.passage[here] >= 0,
+                end=True,
+                accuse=self.can_accuse(seat),
+            )
         if ph == Phase.SUGGEST:
             return Legal(suggest=True, end=True, accuse=self.can_accuse(seat))
         if ph == Phase.REFUTE:
@@ -405,9 +501,12 @@ class Game:
         elif k == Kind.PASSAGE:
             dest = self.board.passage[self.token_of(seat)]
             self._move_token(seat, self.seat_suspect[seat], dest, "passage")
+            self.dests = ((), ())
+            self._peek(seat, dest)
             self.phase = Phase.SUGGEST
         elif k == Kind.STAY:
             self.log.append(("stay", seat))
+            self.dests = ((), ())
             self.phase = Phase.SUGGEST
         elif k == Kind.MOVE or k == Kind.ENTER:
             self._finish_move(seat, action.a)
@@ -434,22 +533,42 @@ class Game:
             dice = self.roller(cfg.num_dice, cfg.die_faces)
         else:
             raise RuntimeError("Game.roller is not set: chance must come from the env's generator")
-        total = sum(dice)
+        total = sum(dice)  # R23: a magnifying glass (face 1) counts as one
         self.dice = dice
         self.roll_total = total
         self.log.append(("roll", seat, total, dice))
+        if cfg.clue_cards and cfg.magnifying_glass and 1 in dice and self.clue_deck:
+            self._draw_clue_card(seat)  # R24: one card even if both dice show the glass
         start = self.token_of(seat)
         self.dests = self.board.destinations(start, total, self.blocked_squares(seat), cfg.full_roll, self.start_room)
-        if self.dests[0] or self.dests[1]:
+        if self.dests[0] or self.dests[1] or cfg.roll_first:
             self.phase = Phase.MOVE
         else:  # R16: no legal destination, the move is forfeited
             self.log.append(("forfeit", seat))
             self.phase = Phase.ACCUSE
 
+    def _draw_clue_card(self, seat: int) -> None:
+        eff = self.clue_deck.pop(0)
+        self.clue_deck.append(eff)  # R24: back to the bottom of the deck
+        self.log.append(("clue_card", seat, eff.kind, eff.card))
+        if eff.kind == "reveal":  # R25
+            holder = self.owner[eff.card]
+            self.log.append(("reveal", seat, eff.card, holder if holder >= 0 else -1))
+
     def _finish_move(self, seat: int, dest: int) -> None:
         self._move_token(seat, self.seat_suspect[seat], dest, "move")
         self.dests = ((), ())
-        self.phase = Phase.SUGGEST if dest < N_ROOMS else Phase.ACCUSE
+        if dest < N_ROOMS:
+            self._peek(seat, dest)
+            self.phase = Phase.SUGGEST
+        else:
+            self.phase = Phase.ACCUSE
+
+    def _peek(self, seat: int, room: int) -> None:
+        """R30: entering a room with a face-down card, the player looks at it privately."""
+        card = self.board_cards.get(room)
+        if card is not None:
+            self.log.append(("peek", seat, room, card))
 
     def _move_token(self, seat: int, suspect: int, dest: int, cause: str) -> None:
         self.loc[suspect] = dest
@@ -580,6 +699,14 @@ class Game:
             return f"{name(ev[1])} accuses {SUSPECTS[ev[2]]} {CARDS[WEAPON_BASE + ev[3]]} {ROOMS[ev[4]]}: {verdict}"
         if t == "end_turn":
             return f"{name(ev[1])} ends the turn"
+        if t == "clue_card":
+            return f"{name(ev[1])} draws a Clue card: the holder of {CARDS[ev[3]]} must reveal it"
+        if t == "reveal":
+            return f"{name(ev[3])} reveals {CARDS[ev[2]]} to all" if ev[3] >= 0 else f"nobody holds {CARDS[ev[2]]}"
+        if t == "peek":
+            seen = viewer is None or viewer == ev[1]
+            what = CARDS[ev[3]] if seen and ev[3] >= 0 else "the card"
+            return f"{name(ev[1])} looks at {what} lying in the {ROOMS[ev[2]]}"
         if t == "game_over":
             return f"game over ({ev[2]}): " + (f"{name(ev[1])} wins" if ev[1] >= 0 else "nobody wins")
         return str(ev)
@@ -590,6 +717,9 @@ class Game:
 
 def redact(ev: Event, viewer: int) -> Event:
     """The event as seat ``viewer`` sees it (R31): a shown card only for the two seats involved."""
-    if ev[0] == "show" and viewer != ev[1] and viewer != ev[2]:
+    t = ev[0]
+    if t == "show" and viewer != ev[1] and viewer != ev[2]:
         return ("show", ev[1], ev[2], -1)
+    if t == "peek" and viewer != ev[1]:
+        return ("peek", ev[1], ev[2], -1)
     return ev
