@@ -44,11 +44,14 @@ def _entropy_rows(counts: np.ndarray) -> np.ndarray:
         return -(counts * _LN(p)).sum(axis=-1)
 
 
-def information_gain(samples: np.ndarray, me: int, n: int, rng: np.random.Generator) -> np.ndarray:
+def information_gain(samples: np.ndarray, me: int, n: int, rng: np.random.Generator, env_loc: int | None = None) -> np.ndarray:
     """Expected information about the envelope of every suggestion (s, w, r), shape (6, 6, 9).
 
-    ``samples``: (S, 21) card locations (seats ``0..n-1``, envelope ``n`` or more).
+    ``samples``: (S, 21) card locations: seats ``0..n-1`` (the only possible refuters), then any
+    extra holder (the 2023 board), then the envelope ``env_loc`` (default: the largest location).
     """
+    if env_loc is None:
+        env_loc = n
     S = samples.shape[0]
     d = np.where(samples >= n, _BIG, (samples - me) % n)
     d[samples == me] = _BIG
@@ -73,7 +76,7 @@ def information_gain(samples: np.ndarray, me: int, n: int, rng: np.random.Genera
     T = label.shape[1]
     L = N_CARDS + 1
     gain = np.zeros(T)
-    env = samples >= n
+    env = samples == env_loc
     for lo, size in ((0, N_SUSPECTS), (WEAPON_BASE, N_WEAPONS), (ROOM_BASE, N_ROOMS)):
         e = np.argmax(env[:, lo : lo + size], axis=1)  # (S,)
         prior = _entropy_rows(np.bincount(e, minlength=size)[None, :].astype(float))[0]
@@ -82,6 +85,28 @@ def information_gain(samples: np.ndarray, me: int, n: int, rng: np.random.Genera
         cond = _entropy_rows(joint).sum(axis=1)
         gain += (prior - cond) / S
     return gain.reshape(N_SUSPECTS, N_WEAPONS, N_ROOMS)
+
+
+def peek_gain(samples: np.ndarray, board_loc: int, env_loc: int, known: list[int], rng: np.random.Generator) -> float:
+    """Expected information about the envelope from looking at one unseen face-down card (R30)."""
+    S = samples.shape[0]
+    on_board = samples == board_loc
+    on_board[:, known] = False
+    counts = on_board.sum(axis=1)
+    if not counts.any():
+        return 0.0
+    pick = np.floor(rng.random(S) * np.maximum(counts, 1)).astype(int)
+    order = np.cumsum(on_board, axis=1) - 1
+    label = np.where(counts > 0, np.argmax(on_board & (order == pick[:, None]), axis=1), N_CARDS)
+    env = samples == env_loc
+    gain = 0.0
+    L = N_CARDS + 1
+    for lo, size in ((0, N_SUSPECTS), (WEAPON_BASE, N_WEAPONS), (ROOM_BASE, N_ROOMS)):
+        e = np.argmax(env[:, lo : lo + size], axis=1)
+        prior = _entropy_rows(np.bincount(e, minlength=size)[None, :].astype(float))[0]
+        joint = np.bincount(label * size + e, minlength=L * size).reshape(L, size).astype(float)
+        gain += (prior - _entropy_rows(joint).sum()) / S
+    return float(gain)
 
 
 class DeductionAgent(Agent):
@@ -108,6 +133,7 @@ class DeductionAgent(Agent):
         self._gain: np.ndarray | None = None
         self._posterior_version = -1
         self._best_triple: tuple[tuple[int, int, int], float] | None = None
+        self._peek = 0.0
 
     # ------------------------------------------------------------------ knowledge
     def _knowledge(self, view: ObsView, info: dict[str, Any]):
@@ -136,8 +162,13 @@ class DeductionAgent(Agent):
             if samples is None:
                 self._gain = np.zeros((N_SUSPECTS, N_WEAPONS, N_ROOMS))
             else:
-                self._gain = information_gain(samples, self.seat, self.num_players, self.rng)
-                env = samples >= self.num_players
+                self._gain = information_gain(samples, self.seat, self.num_players, self.rng, k.ENV)
+                self._peek = 0.0
+                if k.H > self.num_players:  # R30: cards lie face down on the board
+                    board = self.num_players
+                    known = [c for c in range(N_CARDS) if k.location(c) == board]
+                    self._peek = peek_gain(samples, board, k.ENV, known, self.rng)
+                env = samples == k.ENV
                 trip: dict[tuple[int, int, int], int] = {}
                 for row in env:
                     t = tuple(int(x) for x in np.flatnonzero(row))
@@ -155,6 +186,7 @@ class DeductionAgent(Agent):
         k = self._knowledge(view, info)
         if phase == Phase.REFUTE:
             return self._refute(mask, view)
+        sol_known = self._certain(k) is not None
         if mask[CODEC.accuse_slice].any():
             sol = self._certain(k)
             if sol is None and self.threshold is not None:
@@ -170,11 +202,68 @@ class DeductionAgent(Agent):
             s, w = np.unravel_index(int(np.argmax(g + 1e-9 * self.rng.random(g.shape))), g.shape)
             return CODEC.SUGGEST + int(s) * N_WEAPONS + int(w)
         if phase in (Phase.START, Phase.MOVE):
+            if sol_known and not self.rules.accuse_anywhere:
+                return self._to_any_room(view, mask)  # R28 (2023): accusations only from a room
+            if self.rules.roll_first:
+                return self._move_2023(view, mask, k, phase)
             return self._move(view, mask, k, phase)
         return CODEC.END
 
+    def _to_any_room(self, view: ObsView, mask: np.ndarray) -> int:
+        """Reach any room as fast as possible (to accuse there)."""
+        for a in (CODEC.ROLL, CODEC.STAY, CODEC.PASSAGE):
+            if mask[a]:
+                return a
+        rooms = [r for r in range(N_ROOMS) if mask[CODEC.ENTER + r]]
+        if rooms:
+            return CODEC.ENTER + rooms[0]
+        me = view.suspect_node(view.my_suspect, BOARD)
+        if mask[CODEC.TOWARD]:
+            return CODEC.TOWARD + int(np.argmin(BOARD.dist_to_room[me]))
+        return CODEC.END
+
+    def _move_2023(self, view: ObsView, mask: np.ndarray, k, phase: Phase) -> int:
+        """R12/R16/R22: after the roll, move up to the sum, stay, take a passage, or end."""
+        if phase == Phase.START:
+            return CODEC.ROLL
+        me = view.suspect_node(view.my_suspect, BOARD)
+        here = me if 0 <= me < N_ROOMS else -1
+        value = self._room_values(view, k) + 1e-3
+        dist = np.array(BOARD.dist_to_room[me], dtype=float)
+        turns = 1.5 + dist / 7.0  # next turn or later (two dice average 7)
+        now = 0.5
+        options: list[tuple[float, int]] = []
+        for r in range(N_ROOMS):
+            if mask[CODEC.ENTER + r]:
+                options.append((value[r] / now, CODEC.ENTER + r))
+            elif r != here:
+                options.append((value[r] / turns[r], CODEC.TOWARD + r if mask[CODEC.TOWARD] else CODEC.END))
+            q = BOARD.passage[r]  # R20: reach r through its passage partner q, one turn later
+            if q >= 0 and q != here:
+                via = CODEC.ENTER + q if mask[CODEC.ENTER + q] else (CODEC.TOWARD + q if mask[CODEC.TOWARD] else -1)
+                if via >= 0:
+                    t = (now if mask[CODEC.ENTER + q] else turns[q]) + 1.0
+                    options.append((max(value[r], value[q]) / t, via))
+        if mask[CODEC.STAY] and here >= 0:
+            options.append((value[here] / now + 1e-9, CODEC.STAY))
+        if mask[CODEC.PASSAGE] and here >= 0:
+            p = BOARD.passage[here]
+            options.append((value[p] / now, CODEC.PASSAGE))
+        if not options:
+            return CODEC.END
+        return max(options, key=lambda o: o[0])[1]
+
+    def _room_values(self, view: ObsView, k) -> np.ndarray:
+        """What a visit to each room is worth: its best suggestion, plus an unseen face-down card."""
+        value = self._gains(k).max(axis=(0, 1)).copy()
+        if self._peek > 0 and self.witness is not None:
+            for r in np.flatnonzero(view.piece("board_rooms")):
+                if int(r) not in self.witness.peeked_rooms:
+                    value[r] += self._peek
+        return value
+
     def _room_scores(self, view: ObsView, k, here: int, me: int) -> np.ndarray:
-        value = self._gains(k).max(axis=(0, 1))  # best suggestion in each room
+        value = self._room_values(view, k)
         dist = np.array(BOARD.dist_to_room[me], dtype=float)
         turns = np.maximum(1.0, dist / 3.5)
         if here >= 0:

@@ -29,19 +29,37 @@ class NotebookAgent(Agent):
         self._seen_events = 0
         self._last_suggestion: tuple[int, int, int] | None = None
         self.in_envelope: set[int] = set()
+        self.noted: set[int] = set()  # revealed to all (R25) or seen on the board (R30)
+        self.nobody_holds: set[int] = set()
+        self.peeked_rooms: set[int] = set()
 
     def _read_log(self, events: Any) -> None:
         for ev in events[self._seen_events :]:
-            if ev[0] == "suggest" and ev[1] == self.seat:
+            t = ev[0]
+            if t == "suggest" and ev[1] == self.seat:
                 self._last_suggestion = (ev[2], WEAPON_BASE + ev[3], ROOM_BASE + ev[4])
-            elif ev[0] == "no_refute" and ev[1] == self.seat and self._last_suggestion:
-                self.in_envelope.update(self._last_suggestion)
+            elif t == "no_refute" and ev[1] == self.seat and self._last_suggestion:
+                # nobody else holds them; with cards on the board (R30) they may lie there instead
+                if not self._board_game:
+                    self.in_envelope.update(self._last_suggestion)
+            elif t == "reveal":
+                if ev[3] >= 0:
+                    self.noted.add(ev[2])
+                else:
+                    self.nobody_holds.add(ev[2])
+            elif t == "peek" and ev[1] == self.seat and ev[3] >= 0:
+                self.noted.add(ev[3])
+                self.peeked_rooms.add(ev[2])
         self._seen_events = len(events)
+        for c in self.nobody_holds:
+            if c not in self.noted and not self._board_game:
+                self.in_envelope.add(c)  # R25: nobody holds it and no card lies on the board
 
     def candidates(self, view: ObsView) -> list[list[int]]:
         seen = np.zeros(N_CARDS, dtype=bool)
         seen[view.hand] = True
         seen |= view.piece("shown_to_me").any(axis=0) > 0
+        seen[list(self.noted)] = True
         out = []
         for lo, size in ((0, N_SUSPECTS), (WEAPON_BASE, N_WEAPONS), (ROOM_BASE, N_ROOMS)):
             cand = [c for c in range(lo, lo + size) if not seen[c]]
@@ -59,6 +77,7 @@ class NotebookAgent(Agent):
         if phase == Phase.REFUTE:
             cards = [c for c in range(N_CARDS) if mask[CODEC.SHOW + c]]
             return CODEC.SHOW + self._pick(cards)
+        self._board_game = bool(view.piece("board_rooms").any())
         self._read_log(info.get("events", ()))
         sus, wep, rms = self.candidates(view)
         if mask[CODEC.ACCUSE] or mask[CODEC.accuse_slice].any():
@@ -66,7 +85,13 @@ class NotebookAgent(Agent):
                 s, w, r = sus[0], wep[0] - WEAPON_BASE, rms[0] - ROOM_BASE
                 return CODEC.ACCUSE + s * N_WEAPONS * N_ROOMS + w * N_ROOMS + r
         targets = [c - ROOM_BASE for c in rms]
+        # R30: rooms where a face-down card still waits to be looked at
+        targets += [int(r) for r in np.flatnonzero(view.piece("board_rooms")) if int(r) not in self.peeked_rooms]
+        targets = sorted(set(targets))
         me = view.suspect_node(view.my_suspect, BOARD)
+        solved = len(sus) == 1 and len(wep) == 1 and len(rms) == 1
+        if self.rules.roll_first:
+            return self._act_2023(view, mask, phase, targets, me, sus, wep, solved)
         if phase == Phase.START:
             here = me if 0 <= me < N_ROOMS else -1
             if mask[CODEC.STAY] and here in targets:
@@ -80,6 +105,37 @@ class NotebookAgent(Agent):
             options = [r for r in targets if r != me] or targets
             goal = min(options, key=lambda r: (BOARD.dist_to_room[me][r], r))
             return CODEC.TOWARD + goal
+        if phase == Phase.SUGGEST:
+            s = self._pick(sus or list(range(N_SUSPECTS)))
+            w = self._pick(wep or list(range(WEAPON_BASE, WEAPON_BASE + N_WEAPONS))) - WEAPON_BASE
+            return CODEC.SUGGEST + s * N_WEAPONS + w
+        return CODEC.END
+
+    def _act_2023(self, view, mask, phase, targets, me, sus, wep, solved) -> int:
+        """R12: roll first; then stay, take the passage, enter or head for a room, or end."""
+        here = me if 0 <= me < N_ROOMS else -1
+        if phase == Phase.START:
+            return CODEC.ROLL
+        if phase == Phase.MOVE:
+            if solved:
+                targets = list(range(N_ROOMS))  # R28: accuse from any room
+            # stay to suggest again, but not in the room of its previous, fruitless suggestion
+            repeat = self._last_suggestion is not None and self._last_suggestion[2] - ROOM_BASE == here
+            if mask[CODEC.STAY] and here in targets and (solved or not repeat):
+                return CODEC.STAY
+            if repeat:
+                targets = [r for r in targets if r != here] or targets
+            enter = [r for r in targets if mask[CODEC.ENTER + r] and r != here]
+            if enter:
+                return CODEC.ENTER + min(enter, key=lambda r: (BOARD.dist_to_room[me][r], r))
+            if mask[CODEC.PASSAGE] and BOARD.passage[here] in targets:
+                return CODEC.PASSAGE
+            options = [r for r in targets if r != here]
+            if options and mask[CODEC.TOWARD]:
+                return CODEC.TOWARD + min(options, key=lambda r: (BOARD.dist_to_room[me][r], r))
+            if mask[CODEC.STAY]:
+                return CODEC.STAY
+            return CODEC.END
         if phase == Phase.SUGGEST:
             s = self._pick(sus or list(range(N_SUSPECTS)))
             w = self._pick(wep or list(range(WEAPON_BASE, WEAPON_BASE + N_WEAPONS))) - WEAPON_BASE

@@ -1,8 +1,9 @@
 """Belief features: each seat's deduction-engine marginals, appended to its observation.
 
 Enabled with ``clue_env.env(..., belief_features=True)``. For seat v the piece ``belief`` holds,
-for every card, the posterior probability that it is held by each rel seat (v first) and that it
-is in the envelope, under a uniform prior over the deals consistent with everything v has
+for every card, the posterior probability that it is held by each rel seat (v first), that it
+is in the envelope and that it lies face down on the board (2023 two-player game), under a
+uniform prior over the deals consistent with everything v has
 witnessed (R31: v's hand, cards shown to v, passes, refutations, hand sizes, wrong accusations).
 The posterior is counted exactly when that is cheap and otherwise estimated from a Markov chain
 over consistent deals whose generator is seeded from the env's seed (same seed, same features).
@@ -23,7 +24,7 @@ from .observation import MAX_SEATS, SeatLog
 class BeliefFeatures:
     """Per-seat belief vectors, computed lazily on ``observe``."""
 
-    size = N_CARDS * (MAX_SEATS + 1)
+    size = N_CARDS * (MAX_SEATS + 2)
 
     def __init__(self, exact_budget: int = 20_000, samples: int = 128) -> None:
         self.exact_budget = exact_budget
@@ -44,7 +45,7 @@ class BeliefFeatures:
         k = w.knowledge
         vec = self.cache[seat]
         if vec is None or self.version[seat] != k._version:
-            vec = np.zeros((N_CARDS, MAX_SEATS + 1), dtype=np.float32)
+            vec = np.zeros((N_CARDS, MAX_SEATS + 2), dtype=np.float32)
             try:
                 post = k.exact_posterior(self.exact_budget)
                 if post is None:
@@ -52,7 +53,9 @@ class BeliefFeatures:
                 m = post.marginals
                 for s in range(self.n):
                     vec[:, (s - seat) % self.n] = m[:, s]
-                vec[:, MAX_SEATS] = m[:, self.n]
+                vec[:, MAX_SEATS] = m[:, k.ENV]
+                if k.H > self.n:  # R30: the board is the extra holder
+                    vec[:, MAX_SEATS + 1] = m[:, self.n]
             except Contradiction:  # cannot happen with a consistent log; keep zeros
                 pass
             vec = vec.reshape(-1)

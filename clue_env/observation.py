@@ -67,8 +67,8 @@ PIECES: tuple[tuple[str, tuple[int, ...], str], ...] = (
 BELIEF_PIECES: tuple[tuple[str, tuple[int, ...], str], ...] = (
     (
         "belief",
-        (N_CARDS, MAX_SEATS + 1),
-        "deduction engine: P(card c is held by rel seat k), last column P(c in envelope)",
+        (N_CARDS, MAX_SEATS + 2),
+        "deduction engine: P(card c held by rel seat k); then P(c in envelope), P(c face down on the board)",
     ),
 )
 

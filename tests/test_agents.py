@@ -147,4 +147,4 @@ def test_belief_features_are_a_distribution_per_card():
     hand = e.game.hands[1]
     assert all(b[c, 0] == 1.0 for c in hand)
     assert e.observation_space("player_1")["observation"].shape == (LAYOUT_WITH_BELIEF.size,)
-    assert LAYOUT_WITH_BELIEF.size == 1059 + 147
+    assert LAYOUT_WITH_BELIEF.size == 1059 + 168

@@ -565,7 +565,8 @@ class Game:
             self.phase = Phase.ACCUSE
 
     def _peek(self, seat: int, room: int) -> None:
-        """R30: entering a room with a face-down card, the player looks at it privately."""
+        """R30: a token entering a room with a face-down card (by its own move, a passage or being
+        pulled in by a suggestion): its player looks at the card privately."""
         card = self.board_cards.get(room)
         if card is not None:
             self.log.append(("peek", seat, room, card))
@@ -583,6 +584,7 @@ class Game:
             victim = self.suspect_seat[s]
             if victim >= 0 and victim != seat:
                 self.pulled[victim] = True  # R21
+                self._peek(victim, room)  # R30: the token enters the room
         if self.weapon_loc[w] != room:
             self.weapon_loc[w] = room
             self.log.append(("weapon", seat, w, room))

@@ -9,17 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .cards import ROOM_BASE, WEAPON_BASE
+from .cards import N_CARDS, ROOM_BASE, WEAPON_BASE
 from .knowledge import Knowledge
 
 
 class Witness:
     """Tracks seat ``me``'s knowledge from its event stream (call :meth:`feed` with new events)."""
 
-    def __init__(self, me: int, hand: Sequence[int], hand_sizes: Sequence[int], extra_holders: Sequence[int] = ()) -> None:
+    def __init__(self, me: int, hand: Sequence[int], hand_sizes: Sequence[int]) -> None:
         self.me = me
         self.n = len(hand_sizes)
-        self.knowledge = Knowledge(hand_sizes, extra_holders=extra_holders)
+        # R30: cards neither dealt nor in the envelope lie face down on the board (one holder)
+        on_board = N_CARDS - 3 - sum(hand_sizes)
+        self.board = self.n if on_board > 0 else -1
+        self.knowledge = Knowledge(hand_sizes, extra_holders=(on_board,) if on_board > 0 else ())
         k = self.knowledge
         for c in hand:
             k.holds(me, c)
@@ -32,6 +35,8 @@ class Witness:
         self.shown_by_me: dict[int, set[int]] = {}
         #: cards shown to me: {card: seat}
         self.shown_to_me: dict[int, int] = {}
+        #: rooms whose face-down card I have looked at (R30)
+        self.peeked_rooms: set[int] = set()
 
     def feed(self, events: Sequence[tuple]) -> bool:
         """Consume the events not seen yet (``events`` is the seat's whole log); True if any."""
@@ -65,5 +70,9 @@ class Witness:
                     k.holds(holder, card)
                 else:
                     k.nobody_holds(card)
+            elif t == "peek":  # R30: ("peek", seat, room, card); card -1 unless it was me
+                if ev[1] == me and ev[3] >= 0 and self.board >= 0:
+                    k.holds(self.board, ev[3])
+                    self.peeked_rooms.add(ev[2])
         self.seen = len(events)
         return True
