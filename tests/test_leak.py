@@ -13,17 +13,20 @@ import numpy as np
 import pytest
 
 import clue_env
-from clue_env.engine.cards import CARDS, KIND_OF_CARD, ROOM_BASE, WEAPON_BASE
+from clue_env.engine.cards import CARDS, KIND_OF_CARD, ROOM_BASE, ROOMS, WEAPON_BASE
 
 NO_ACCUSE = 267  # first accusation index
 
 
 def _deal_options(game):
     s, w, r = game.envelope
-    return {
+    opts = {
         "envelope": [CARDS[s], CARDS[WEAPON_BASE + w], CARDS[ROOM_BASE + r]],
         "hands": {f"player_{i}": [CARDS[c] for c in h] for i, h in enumerate(game.hands)},
     }
+    if game.board_cards:
+        opts["board_cards"] = {ROOMS[room]: CARDS[c] for room, c in game.board_cards.items()}
+    return opts
 
 
 def _record(e, viewer, actions, rng_show, original_shows=None):
@@ -58,11 +61,18 @@ def _record(e, viewer, actions, rng_show, original_shows=None):
 
 
 def _redeal(game, viewer, rng):
-    """A random deal keeping viewer's hand and every card shown to it in place."""
+    """A random deal keeping in place viewer's hand, every card shown to it, every card
+    revealed to all (R25) and every face-down card it looked at (R30); the rest is shuffled."""
     fixed = {c: viewer for c in game.hands[viewer]}
+    board_fixed = {}
     for ev in game.log:
         if ev[0] == "show" and ev[2] == viewer:
             fixed[ev[3]] = ev[1]
+        elif ev[0] == "reveal" and ev[3] >= 0:
+            fixed[ev[2]] = ev[3]
+        elif ev[0] == "peek" and ev[1] == viewer:
+            board_fixed[ev[2]] = ev[3]
+            fixed[ev[3]] = -2
     free = [c for c in range(len(CARDS)) if c not in fixed]
     by_kind = [[c for c in free if KIND_OF_CARD[c] == k] for k in range(3)]
     if any(not x for x in by_kind):
@@ -73,20 +83,42 @@ def _redeal(game, viewer, rng):
     hands = {i: [c for c, o in fixed.items() if o == i] for i in range(game.n)}
     for i in range(game.n):
         need = len(game.hands[i]) - len(hands[i])
+        if need < 0:
+            return None
         hands[i] += rest[:need]
         rest = rest[need:]
-    return {
+    opts = {
         "envelope": [CARDS[c] for c in envelope],
         "hands": {f"player_{i}": [CARDS[c] for c in h] for i, h in hands.items()},
     }
+    if game.board_cards:
+        board = dict(board_fixed)
+        for room in sorted(game.board_cards):
+            if room not in board:
+                board[room] = rest.pop()
+        opts["board_cards"] = {ROOMS[room]: CARDS[c] for room, c in board.items()}
+    return opts
 
 
-@pytest.mark.parametrize(
-    "n, seed, viewer, beliefs",
-    [(3, 1, 0, False), (4, 2, 1, False), (5, 3, 4, False), (6, 4, 2, False), (4, 5, 3, False), (4, 6, 0, True), (3, 7, 2, True)],
-)
-def test_R31_observation_unchanged_under_consistent_redeal(n, seed, viewer, beliefs):
-    e = clue_env.raw_env(num_players=n, belief_features=beliefs)
+CASES = [
+    (3, 1, 0, False, "classic"),
+    (4, 2, 1, False, "classic"),
+    (5, 3, 4, False, "classic"),
+    (6, 4, 2, False, "classic"),
+    (4, 5, 3, False, "classic"),
+    (4, 6, 0, True, "classic"),
+    (3, 7, 2, True, "classic"),
+    (2, 8, 0, False, "edition2023"),
+    (2, 9, 1, False, "edition2023"),
+    (4, 10, 2, False, "edition2023"),
+    (4, 11, 0, False, "edition2023"),
+    (2, 12, 1, True, "edition2023"),
+]
+
+
+@pytest.mark.parametrize("n, seed, viewer, beliefs, rules", CASES)
+def test_R31_observation_unchanged_under_consistent_redeal(n, seed, viewer, beliefs, rules):
+    e = clue_env.raw_env(num_players=n, belief_features=beliefs, rules=rules)
     e.reset(seed=seed)
     deal = _deal_options(e.game)
     e.reset(seed=seed, options=deal)
@@ -148,7 +180,7 @@ def test_R31_leak_test_detects_a_leak(monkeypatch):
 
     monkeypatch.setattr(obs_mod.ObservationEncoder, "update", leaky)
     with pytest.raises(AssertionError, match="cannot see"):
-        test_R31_observation_unchanged_under_consistent_redeal(4, 2, 1, False)
+        test_R31_observation_unchanged_under_consistent_redeal(4, 2, 1, False, "classic")
 
 
 def test_R31_info_log_redacts_shown_cards():
