@@ -1,17 +1,25 @@
 """Drawing a game: the board as text (``ansi``/``human``) and as a picture (``rgb_array``).
 
-Only public information is drawn (R31): positions, the turn, the seats, hand sizes, the public
-log (a shown card is never named) and, once the game is over, the opened envelope. Never a
-hand, never the envelope before the end.
+Only public information is drawn (R31): positions, the turn, the seats, hand sizes, the dice,
+the public log (a shown card is never named, nor the card a player looked at in a room, R30),
+Clue cards drawn and what they revealed to all (R24-R25), which rooms hold a face-down card in
+the two-player 2023 game (not which card) and, once the game is over, the opened envelope and
+the face-down cards. Never a hand, never the envelope or a face-down card before the end.
+Names are the ruleset's display names (``game.cfg.display``: Chef White, Mayor Green, Solicitor
+Peacock under ``edition2023``).
 
 Text board: ``#`` out of bounds / centre, ``.`` hallway, capital letters room squares,
 lowercase letters room squares with a door, digits ``1``-``6`` suspect tokens on hallway
-squares (suspects in card order); tokens and weapons inside rooms are listed beside the board.
+squares (suspects in card order); tokens and weapons inside rooms are listed beside the board,
+with ``[face-down card]`` after a room that holds one (R30). A die showing the magnifying glass
+(face 1 when ``cfg.magnifying_glass``, R23) is written ``glass``: ``dice [glass, 5] = 6``.
 
 Picture: rooms with walls and doors (orange bars), room names, weapons as labelled chips and
 tokens as numbered discs inside their room, tokens on hallway squares, start squares ringed in
-the suspect's colour, secret passages marked, and a side panel with the seats, the turn and the
-last public log lines.
+the suspect's colour, secret passages marked, a card back in each room holding a face-down card
+(turned face up once the game is over), and a side panel with the ruleset, the turn, the dice
+(a magnifying glass drawn for face 1), the seats, the Clue card drawn this turn and the last
+public log lines.
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ from functools import lru_cache
 import numpy as np
 
 from .engine.board import Board
-from .engine.cards import N_ROOMS, ROOMS, SUSPECTS, WEAPONS
+from .engine.cards import CARDS, N_ROOMS, ROOM_BASE, ROOMS, SUSPECTS, WEAPON_BASE, WEAPONS
 from .engine.game import Game, Phase
 
 #: one character per suspect token on the text board (suspects in card order)
@@ -30,37 +38,184 @@ ROOM_LETTERS = "KBCDRLOHS"
 _LOG_LINES = 8
 
 
+# ---------------------------------------------------------------------- public wording
+#: how a game ended, as a reader would say it (``game.over_reason``)
+OVER_REASONS = {
+    "accusation": "correct accusation",
+    "last_player_standing": "last player standing",
+    "all_eliminated": "every player accused wrongly: the murderer escapes",
+    "max_turns": "turn limit reached",
+}
+
+
+def _card(game: Game, card: int, article: bool = True) -> str:
+    """Display name of card ``card`` (flat index); with ``article``, "the Rope", "the Kitchen card"."""
+    name = game.cfg.display(CARDS[card])
+    if not article or card < WEAPON_BASE:
+        return name
+    return f"the {name} card" if card >= ROOM_BASE else f"the {name}"
+
+
+def _room(game: Game, room: int) -> str:
+    return game.cfg.display(ROOMS[room])
+
+
+def _glass(game: Game, face: int) -> bool:
+    """Whether a die face shows the magnifying glass (R23: face 1 under the 2023 rules)."""
+    return bool(game.cfg.magnifying_glass) and face == 1
+
+
+def dice_text(game: Game, dice: tuple[int, ...] | None = None) -> str:
+    """``dice [glass, 5] = 6`` (a magnifying glass counts one, R23); ``roll 4`` for one plain die."""
+    dice = game.dice if dice is None else tuple(dice)
+    if not dice:
+        return ""
+    if len(dice) == 1 and not _glass(game, dice[0]):
+        return f"roll {dice[0]}"
+    return f"dice {_faces(game, dice)}"
+
+
+def _faces(game: Game, dice: tuple[int, ...]) -> str:
+    """``[glass, 5] = 6``; one plain die: ``4``."""
+    if len(dice) == 1 and not _glass(game, dice[0]):
+        return str(dice[0])
+    faces = ["glass" if _glass(game, f) else str(f) for f in dice]
+    return f"[{', '.join(faces)}] = {sum(dice)}"
+
+
+def result_text(game: Game, winner: int | None = None, reason: str | None = None) -> str:
+    """``player_0 (Miss Scarlet) wins (correct accusation)`` or ``nobody wins (...)``."""
+    winner = game.winner if winner is None else winner
+    reason = game.over_reason if reason is None else reason
+    who = f"{game.seat_name(winner)} wins" if winner >= 0 else "nobody wins"
+    why = OVER_REASONS.get(reason, reason)
+    return f"{who} ({why})" if why else who
+
+
+def public_line(game: Game, ev: tuple) -> str:
+    """An event as everyone may read it (R31), with display names: a shown card is never named,
+    nor the card a player looks at in a room (R30)."""
+    t, seat = ev[0], game.seat_name
+    if t == "turn":
+        return f"turn {ev[2]}: {seat(ev[1])}"
+    if t == "roll":
+        return f"{seat(ev[1])} rolls {_faces(game, tuple(ev[3]))}" if ev[3] else f"{seat(ev[1])} rolls {ev[2]}"
+    if t == "move":
+        who, node, cause = game.cfg.display(SUSPECTS[ev[2]]), ev[3], ev[4]
+        if node < 0:
+            return f"{who} leaves the board"
+        if node >= N_ROOMS:
+            return f"{who} moves to square {game.board.describe(node)}"
+        room = _room(game, node)
+        return {
+            "passage": f"{who} takes the secret passage to the {room}",
+            "suggest": f"{who} is called into the {room}",
+            "eliminated": f"{who} is moved off the door into the {room}",
+        }.get(cause, f"{who} enters the {room}")
+    if t == "forfeit":
+        return f"{seat(ev[1])} has no legal move"
+    if t == "stay":
+        return f"{seat(ev[1])} stays in the room"
+    if t == "weapon":
+        return f"the {game.cfg.display(WEAPONS[ev[2]])} is moved to the {_room(game, ev[3])}"
+    if t == "suggest":
+        d = game.cfg.display
+        return f"{seat(ev[1])} suggests {d(SUSPECTS[ev[2]])} with the {d(WEAPONS[ev[3]])} in the {_room(game, ev[4])}"
+    if t == "pass":
+        return f"{seat(ev[1])} cannot refute"
+    if t == "show":
+        return f"{seat(ev[1])} shows a card to {seat(ev[2])}"
+    if t == "no_refute":
+        return "nobody can refute"
+    if t == "accuse":
+        d = game.cfg.display
+        verdict = "correct" if ev[5] else "wrong"
+        return f"{seat(ev[1])} accuses {d(SUSPECTS[ev[2]])} with the {d(WEAPONS[ev[3]])} in the {_room(game, ev[4])}: {verdict}"
+    if t == "end_turn":
+        return f"{seat(ev[1])} ends the turn"
+    if t == "clue_card":
+        return f"{seat(ev[1])} draws a Clue card: {_clue_effect(game, ev[2], ev[3])}"
+    if t == "reveal":
+        return _reveal_result(game, ev[2], ev[3])
+    if t == "peek":
+        return f"{seat(ev[1])} looks at the card in the {_room(game, ev[2])}"
+    if t == "game_over":
+        return "game over: " + result_text(game, ev[1], ev[2])
+    return " ".join(str(x) for x in ev)
+
+
+def _clue_effect(game: Game, effect: str, card: int) -> str:
+    if effect == "reveal" and card >= 0:
+        return f"the holder of {_card(game, card)} must reveal it"
+    return effect if card < 0 else f"{effect} {_card(game, card, article=False)}"
+
+
+def _reveal_result(game: Game, card: int, holder: int) -> str:
+    if holder >= 0:
+        return f"{game.seat_name(holder)} reveals {_card(game, card)} to everyone"
+    return f"nobody holds {_card(game, card)}"
+
+
+def _this_turn(game: Game) -> list[tuple]:
+    """The events since the last ``turn`` event."""
+    log = game.log
+    for i in range(len(log) - 1, -1, -1):
+        if log[i][0] == "turn":
+            return log[i + 1 :]
+    return list(log)
+
+
+def clue_card_lines(game: Game) -> list[str]:
+    """The Clue card drawn this turn and its public result (R24-R25), e.g. ``Clue card drawn by
+    player_0 (Miss Scarlet): the holder of the Rope must reveal it: player_1 (...) reveals it``."""
+    out = []
+    events = _this_turn(game)
+    for i, ev in enumerate(events):
+        if ev[0] != "clue_card":
+            continue
+        text = f"Clue card drawn by {game.seat_name(ev[1])}: {_clue_effect(game, ev[2], ev[3])}"
+        nxt = events[i + 1] if i + 1 < len(events) else None
+        if nxt is not None and nxt[0] == "reveal" and nxt[2] == ev[3]:
+            text += f": {game.seat_name(nxt[3])} reveals it" if nxt[3] >= 0 else ": nobody holds it"
+        out.append(text)
+    return out
+
+
+def _status_lines(game: Game) -> list[str]:
+    """Public status: the Clue card drawn this turn, the pending suggestion, and the result,
+    the solution and the face-down cards once the game is over."""
+    out = clue_card_lines(game)
+    if game.pending is not None:
+        sug, s, w, r = game.pending
+        out.append(
+            f"suggestion by {game.seat_name(sug)}: {game.cfg.display(SUSPECTS[s])}, "
+            f"{game.cfg.display(WEAPONS[w])}, {_room(game, r)}"
+        )
+    if game.over:
+        s, w, r = game.envelope  # public once the game is over (R31)
+        out.append(f"game over: {result_text(game)}")
+        out.append(f"solution: {game.cfg.display(SUSPECTS[s])}, {game.cfg.display(WEAPONS[w])}, {_room(game, r)}")
+        if game.board_cards:
+            cards = ", ".join(f"{_room(game, rm)}: {_card(game, c, article=False)}" for rm, c in sorted(game.board_cards.items()))
+            out.append(f"face-down cards: {cards}")
+    return out
+
+
 # ---------------------------------------------------------------------- text
 def _seat_label(game: Game, suspect: int) -> str:
     seat = game.suspect_seat[suspect]
     if seat < 0:
         return "(no player)"
-    label = f"player_{seat}"
+    label = f"player_{seat}  {len(game.hands[seat])} cards"
     if game.eliminated[seat]:
-        label += " [out]"
+        label += "  OUT"
+    if game.over and seat == game.winner:
+        label += "  WINNER"
     if not game.over and seat == game.acting:
         label += "  <- to act"
     elif not game.over and seat == game.current:
         label += "  <- turn"
     return label
-
-
-def _status_lines(game: Game) -> list[str]:
-    """Public status: the pending suggestion, and the result once the game is over."""
-    out = []
-    if game.pending is not None:
-        sug, s, w, r = game.pending
-        out.append(
-            f"suggestion by {game.seat_name(sug)}: {game.cfg.display(SUSPECTS[s])}, "
-            f"{game.cfg.display(WEAPONS[w])}, {game.cfg.display(ROOMS[r])}"
-        )
-    if game.over:
-        s, w, r = game.envelope  # public once the game is over (R31)
-        out.append(
-            f"game over ({game.over_reason}); solution: {game.cfg.display(SUSPECTS[s])}, "
-            f"{game.cfg.display(WEAPONS[w])}, {game.cfg.display(ROOMS[r])}"
-        )
-    return out
 
 
 def render_text(game: Game, log_lines: int = _LOG_LINES) -> str:
@@ -70,6 +225,7 @@ def render_text(game: Game, log_lines: int = _LOG_LINES) -> str:
     (``board.cols`` characters), so square ``r,c`` is character ``c`` of line ``r + 1``.
     """
     board = game.board
+    d = game.cfg.display
     grid = [list(row.replace("X", "#").replace(" ", "#")) for row in board.grid]
     for r, row in enumerate(grid):
         for c, ch in enumerate(row):
@@ -81,7 +237,10 @@ def render_text(game: Game, log_lines: int = _LOG_LINES) -> str:
             grid[r][c] = TOKEN_CHARS[s]
     lines = ["".join(row) for row in grid]
 
-    side = [f"{TOKEN_CHARS[s]} {game.cfg.display(SUSPECTS[s]):<16} {_seat_label(game, s)}" for s in range(len(SUSPECTS))]
+    width = max(len(d(s)) for s in SUSPECTS)
+    side = [f"{TOKEN_CHARS[s]} {d(SUSPECTS[s]):<{width}} {_seat_label(game, s)}" for s in range(len(SUSPECTS))]
+    if game.cfg.victim:
+        side.append(f"  victim: {game.cfg.victim}")
     side.append("")
     side.append("rooms (lowercase letter = door):")
     for r in range(N_ROOMS):
@@ -92,6 +251,8 @@ def render_text(game: Game, log_lines: int = _LOG_LINES) -> str:
             text += " " + " ".join(toks)
         if weps:
             text += " | " + " ".join(weps)
+        if r in game.board_cards:  # R30: which room holds a card is public, the card is not
+            text += f"  [face-down card: {d(CARDS[game.board_cards[r]])}]" if game.over else "  [face-down card]"
         side.append(text.rstrip())
     passages = sorted({tuple(sorted((r, p))) for r, p in enumerate(board.passage) if p >= 0})
     if passages:
@@ -99,19 +260,22 @@ def render_text(game: Game, log_lines: int = _LOG_LINES) -> str:
     for i, text in enumerate(side[: len(lines)]):
         lines[i] += "   " + text
 
-    head = f"turn {game.turn}/{game.cfg.max_turns}  phase {game.phase.name}"
+    head = f"Clue ({game.cfg.name})  turn {game.turn}/{game.cfg.max_turns}  phase {game.phase.name}"
     if game.over:
         head += "  winner: " + (game.seat_name(game.winner) if game.winner >= 0 else "nobody")
+        reason = OVER_REASONS.get(game.over_reason, game.over_reason)
+        if reason:
+            head += f" ({reason})"
     else:
         head += f"  to act: {game.seat_name(game.acting)}"
         if game.phase == Phase.REFUTE:
             head += " (refutes)"
-        if game.roll_total:
-            head += f"  roll {game.roll_total}"
+        if game.dice:
+            head += "  " + dice_text(game)
     elim = [f"player_{i}" for i in range(game.n) if game.eliminated[i]]
     if elim:
-        head += "  eliminated: " + ", ".join(elim)
-    tail = [game.describe_event(ev, viewer=-1) for ev in game.log[-log_lines:]] if log_lines > 0 else []
+        head += "  eliminated (OUT): " + ", ".join(elim)
+    tail = [public_line(game, ev) for ev in game.log[-log_lines:]] if log_lines > 0 else []
     return "\n".join([head, *lines, *_status_lines(game), "-- log --", *tail])
 
 
@@ -227,6 +391,56 @@ def _chip(draw, x: int, y: int, text: str, font) -> None:
     _text(draw, (x + 4, y + 8), text, (40, 30, 20), font, "lm")
 
 
+_CARD_BACK = (150, 28, 44)
+_CARD_EDGE = (250, 236, 200)
+
+
+def card_back_box(game: Game, room: int, cell: int = CELL) -> tuple[int, int, int, int]:
+    """Pixel box ``(x0, y0, x1, y1)`` of the card-back marker of ``room`` (top right of the room)."""
+    r0, c0, r1, c1 = _inner_rects(game.board)[room]
+    w, h = max(12, cell * 3 // 5), max(16, cell * 6 // 7)
+    x1 = MARGIN + (c1 + 1) * cell - 5
+    y0 = MARGIN + r0 * cell + 4
+    return x1 - w, y0, x1, y0 + h
+
+
+def _card_back(draw, box: tuple[int, int, int, int]) -> None:
+    """A face-down card: dark red back, light edge, a diamond in the middle."""
+    x0, y0, x1, y1 = box
+    draw.rounded_rectangle(box, radius=3, fill=_CARD_BACK, outline=(40, 10, 10), width=1)
+    draw.rounded_rectangle((x0 + 2, y0 + 2, x1 - 2, y1 - 2), radius=2, outline=_CARD_EDGE, width=1)
+    cx, cy = (x0 + x1) // 2, (y0 + y1) // 2
+    rx, ry = max(2, (x1 - x0) // 4), max(3, (y1 - y0) // 4)
+    draw.polygon([(cx, cy - ry), (cx + rx, cy), (cx, cy + ry), (cx - rx, cy)], fill=_CARD_EDGE)
+
+
+def _die(draw, x: int, y: int, size: int, face: int, glass: bool) -> None:
+    """One die at ``x, y``: pips, or a magnifying glass (R23) when ``glass``."""
+    draw.rounded_rectangle((x, y, x + size, y + size), radius=max(3, size // 6), fill=(252, 252, 248), outline=(0, 0, 0), width=2)
+    if glass:
+        rad = size * 9 // 40
+        cx, cy = x + size * 2 // 5 + 1, y + size * 2 // 5 + 1
+        hx, hy = cx + rad * 7 // 10, cy + rad * 7 // 10
+        draw.line((hx, hy, x + size * 5 // 6, y + size * 5 // 6), fill=(90, 55, 20), width=max(3, size // 8))
+        draw.ellipse((cx - rad, cy - rad, cx + rad, cy + rad), fill=(190, 225, 250), outline=(20, 20, 20), width=2)
+        return
+    q = size // 4
+    spots = {
+        1: [(2, 2)],
+        2: [(1, 1), (3, 3)],
+        3: [(1, 1), (2, 2), (3, 3)],
+        4: [(1, 1), (3, 1), (1, 3), (3, 3)],
+        5: [(1, 1), (3, 1), (2, 2), (1, 3), (3, 3)],
+        6: [(1, 1), (3, 1), (1, 2), (3, 2), (1, 3), (3, 3)],
+    }.get(face)
+    if spots is None:  # a die with more faces: the number
+        _text(draw, (x + size // 2, y + size // 2), str(face), (0, 0, 0), _font(max(9, size // 2)), "mm")
+        return
+    pr = max(2, size // 12)
+    for i, j in spots:
+        draw.ellipse((x + i * q - pr, y + j * q - pr, x + i * q + pr, y + j * q + pr), fill=(0, 0, 0))
+
+
 def _flow(widths: list[int], width: int, gap: int) -> list[list[int]]:
     """Indices of ``widths`` broken into lines no wider than ``width``."""
     lines: list[list[int]] = []
@@ -329,7 +543,16 @@ def render_rgb(game: Game, cell: int = CELL) -> np.ndarray:
             px = MARGIN + (min(cols) + max(cols) + 1) * cell // 2
             text = "passage to " + game.cfg.display(ROOMS[board.passage[room]])
             _text(draw, (px, MARGIN + last * cell + cell // 2), text, (70, 45, 30), small, "mm")
-        _text(draw, (mid, top + 4), game.cfg.display(ROOMS[room]), _TEXT, name_font, "mt")
+        face_down = game.board_cards.get(room)
+        if face_down is not None and not game.over:  # R30: a card back, never the card
+            bx0, _, _, _ = box = card_back_box(game, room, cell)
+            _card_back(draw, box)
+            name = game.cfg.display(ROOMS[room])
+            half = int(draw.textlength(name, font=name_font)) // 2
+            name_mid = max(left + half, min(mid, bx0 - 4 - half))  # left of the card back if it fits
+            _text(draw, (name_mid, top + 4), name, _TEXT, name_font, "mt")
+        else:
+            _text(draw, (mid, top + 4), game.cfg.display(ROOMS[room]), _TEXT, name_font, "mt")
         y = top + cell * 2 // 3 + 6
         toks = [s for s, node in enumerate(game.loc) if node == room]
         for line in _flow([tok] * len(toks), width, 3):
@@ -346,6 +569,12 @@ def render_rgb(game: Game, cell: int = CELL) -> np.ndarray:
                 _chip(draw, x, y, weps[i], chip_font)
                 x += widths[i] + 4
             y += 18
+        if face_down is not None and game.over:  # the game is over: the card is turned face up
+            label = "card: " + game.cfg.display(CARDS[face_down])
+            cw = int(draw.textlength(label, font=chip_font)) + 8
+            x = mid - cw // 2
+            draw.rounded_rectangle((x, y, x + cw, y + 15), radius=4, fill=(255, 246, 214), outline=_CARD_BACK, width=2)
+            _text(draw, (x + 4, y + 8), label, _CARD_BACK, chip_font, "lm")
     # tokens on hallway squares
     for s, node in enumerate(game.loc):
         if node >= N_ROOMS:
@@ -356,17 +585,7 @@ def render_rgb(game: Game, cell: int = CELL) -> np.ndarray:
     return np.asarray(img, dtype=np.uint8)
 
 
-def _public_line(game: Game, ev: tuple) -> str:
-    """An event as everyone may read it, with display names (a shown card is never named)."""
-    t, d = ev[0], game.cfg.display
-    if t == "suggest":
-        return f"{game.seat_name(ev[1])} suggests {d(SUSPECTS[ev[2]])} with the {d(WEAPONS[ev[3]])} in the {d(ROOMS[ev[4]])}"
-    if t == "weapon":
-        return f"{d(WEAPONS[ev[2]])} -> {d(ROOMS[ev[3]])}"
-    if t == "accuse":
-        verdict = "correct" if ev[5] else "wrong"
-        return f"{game.seat_name(ev[1])} accuses {d(SUSPECTS[ev[2]])}, {d(WEAPONS[ev[3]])}, {d(ROOMS[ev[4]])}: {verdict}"
-    return game.describe_event(ev, viewer=-1)
+_public_line = public_line  # backwards-compatible name
 
 
 def _wrap(draw, text: str, font, width: int) -> list[str]:
@@ -384,13 +603,15 @@ def _wrap(draw, text: str, font, width: int) -> list[str]:
 
 
 def _panel(game: Game, draw, x0: int, height: int) -> None:
-    """The side panel: turn and phase, the seats, the status and the last public log lines."""
+    """The side panel: ruleset, turn and phase, the dice, the seats, the status and the log."""
     draw.rectangle((x0, 0, x0 + PANEL_WIDTH, height), fill=_PANEL)
     big, font, small = _font(18), _font(14), _font(12)
     acting_suspect = game.seat_suspect[game.acting] if not game.over else -1
     x, w = x0 + 12, PANEL_WIDTH - 24
     y = 10
     draw.text((x, y), f"Clue ({game.cfg.name})", fill=_TEXT, font=big)
+    if game.cfg.victim:
+        _text(draw, (x0 + PANEL_WIDTH - 12, y + 4), f"victim: {game.cfg.victim}", _MUTED, small, "ra")
     y += 26
     turn = f"Turn {game.turn} / {game.cfg.max_turns}"
     if not game.over:
@@ -402,15 +623,27 @@ def _panel(game: Game, draw, x0: int, height: int) -> None:
     if game.over:
         who = game.seat_name(game.winner) if game.winner >= 0 else "nobody"
         draw.text((x, y), f"Winner: {who}", fill=(150, 30, 30), font=font)
+        reason = OVER_REASONS.get(game.over_reason, game.over_reason)
+        for part in _wrap(draw, reason, small, w):
+            y += 16
+            draw.text((x, y + 2), part, fill=(150, 30, 30), font=small)
     else:
         act = f"To act: {game.seat_name(game.acting)}"
         if game.phase == Phase.REFUTE:
             act += " (refutes)"
         draw.text((x, y), act, fill=_TEXT, font=font)
-        if game.roll_total:
-            y += 20
-            dice = f" {list(game.dice)}" if len(game.dice) > 1 else ""
-            draw.text((x, y), f"Roll: {game.roll_total}{dice}", fill=_TEXT, font=font)
+        if game.dice:  # the dice of this turn (R23: face 1 is a magnifying glass under 2023)
+            y += 22
+            _text(draw, (x, y + 13), "Roll:", _TEXT, font, "lm")
+            dx = x + int(draw.textlength("Roll: ", font=font)) + 2
+            for face in game.dice:
+                _die(draw, dx, y, 26, face, _glass(game, face))
+                dx += 32
+            total = f"= {sum(game.dice)}"
+            if any(_glass(game, f) for f in game.dice):
+                total += "   (glass = 1: Clue card)" if game.cfg.clue_cards else "   (glass = 1)"
+            _text(draw, (dx + 2, y + 13), total, _TEXT, font if len(total) < 8 else small, "lm")
+            y += 8
     y += 26
     for s in range(len(SUSPECTS)):
         if game.loc[s] < 0 and game.suspect_seat[s] < 0:
@@ -421,14 +654,31 @@ def _panel(game: Game, draw, x0: int, height: int) -> None:
         if seat >= 0:
             label = f"player_{seat}  {name}  ({len(game.hands[seat])} cards)"
             color = _MUTED if game.eliminated[seat] else _TEXT
-            if game.eliminated[seat]:
-                label += "  OUT"
+            _text(draw, (x + 28, y + 10), label, color, small, "lm")
+            tag = "OUT" if game.eliminated[seat] else "WINNER" if game.over and seat == game.winner else ""
+            if tag:
+                tx = x + 28 + int(draw.textlength(label, font=small)) + 8
+                tw = int(draw.textlength(tag, font=small)) + 8
+                fill = (150, 30, 30) if tag == "OUT" else (30, 120, 50)
+                draw.rounded_rectangle((tx, y + 3, tx + tw, y + 17), radius=3, fill=fill)
+                _text(draw, (tx + 4, y + 10), tag, (255, 255, 255), small, "lm")
         else:
-            label, color = f"{name}  (no player)", _MUTED
-        _text(draw, (x + 28, y + 10), label, color, small, "lm")
+            _text(draw, (x + 28, y + 10), f"{name}  (no player)", _MUTED, small, "lm")
+        y += 25
+    if game.board_cards and not game.over:  # legend of the card backs on the board (R30)
+        _card_back(draw, (x + 3, y, x + 17, y + 19))
+        n = len(game.board_cards)
+        _text(draw, (x + 28, y + 10), f"face-down card ({n} on the board, unseen)", _TEXT, small, "lm")
         y += 25
     y += 4
-    for line in _status_lines(game):
+    clue = clue_card_lines(game)
+    for line in clue:  # the Clue card drawn this turn, on a tinted card (R24-R25)
+        parts = _wrap(draw, line, small, w - 12)
+        draw.rounded_rectangle((x, y, x + w, y + 16 * len(parts) + 8), radius=5, fill=(255, 240, 200), outline=(190, 130, 30))
+        for i, part in enumerate(parts):
+            draw.text((x + 6, y + 4 + 16 * i), part, fill=(110, 60, 0), font=small)
+        y += 16 * len(parts) + 14
+    for line in _status_lines(game)[len(clue) :]:
         for part in _wrap(draw, line, small, w):
             draw.text((x, y), part, fill=(20, 60, 120), font=small)
             y += 16
@@ -440,7 +690,7 @@ def _panel(game: Game, draw, x0: int, height: int) -> None:
     # newest last; as many as fit
     rows: list[str] = []
     for ev in reversed(game.log):
-        wrapped = _wrap(draw, _public_line(game, ev), small, w)
+        wrapped = _wrap(draw, public_line(game, ev), small, w)
         if (len(rows) + len(wrapped)) * 16 > height - y - 10:
             break
         rows = wrapped + rows

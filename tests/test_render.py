@@ -183,3 +183,245 @@ def test_render_opens_the_envelope_at_the_end() -> None:
     assert "winner: player_0" in text
     env.render_mode = "rgb_array"
     assert env.render().ndim == 3
+
+
+# ---------------------------------------------------------------------- 2023 edition
+BOARD_CARDS = {"study": "lead_pipe", "hall": "conservatory", "library": "wrench", "lounge": "green"}
+DEAL_2023 = {"envelope": ["scarlet", "rope", "ballroom"], "board_cards": BOARD_CARDS}
+
+
+def _env2023(mode: str, num_players: int = 2) -> clue_env.raw_env:
+    return clue_env.raw_env(num_players=num_players, rules="edition2023", render_mode=mode)
+
+
+def _random_play(env: clue_env.raw_env, seed: int, until, limit: int = 3000) -> None:
+    """Random legal non-accuse play from a fresh ``reset(seed)`` until ``until(game)`` at the start of a turn."""
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    acc = env.codec.accuse_slice
+    for _ in range(limit):
+        if env.game.phase == Phase.START and until(env.game):
+            return
+        mask = env.observe(env.agent_selection)["action_mask"].copy()
+        mask[acc] = 0
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+    pytest.fail(f"condition not reached in {limit} steps")
+
+
+def _room_line(text: str, room: str) -> str:
+    return next(line for line in text.splitlines() if re.search(rf"\b{ROOM_LETTERS_OF[room]} {room}\b", line))
+
+
+ROOM_LETTERS_OF = dict(zip(ROOMS, render.ROOM_LETTERS))
+
+
+def _card_back_pixels(img: np.ndarray, game, room: int) -> int:
+    x0, y0, x1, y1 = render.card_back_box(game, room)
+    patch = img[y0 : y1 + 1, x0 : x1 + 1]
+    return int((patch == np.array(render._CARD_BACK, np.uint8)).all(axis=-1).sum())
+
+
+def test_board_card_marker_only_in_rooms_holding_one() -> None:
+    env = _env2023("rgb_array")
+    env.reset(seed=0, options=DEAL_2023)
+    game = env.game
+    img = env.render()
+    holding = {ROOMS.index(r) for r in BOARD_CARDS}
+    assert set(game.board_cards) == holding
+    for room in range(N_ROOMS):
+        if room in holding:
+            assert _card_back_pixels(img, game, room) > 100, ROOMS[room]
+        else:
+            assert _card_back_pixels(img, game, room) == 0, ROOMS[room]
+    env.render_mode = "ansi"
+    text = env.render()
+    for room in ROOMS:
+        assert ("[face-down card]" in _room_line(text, room)) == (room in BOARD_CARDS)
+    # the marker is the same whichever cards lie there
+    other = {"study": "rope", "hall": "kitchen", "library": "plum", "lounge": "candlestick"}
+    env.reset(seed=0, options={"envelope": ["white", "dagger", "hall"], "board_cards": other})
+    assert env.render() == text
+    env.render_mode = "rgb_array"
+    assert env.render().tobytes() == img.tobytes()
+
+
+def test_classic_and_bigger_games_have_no_card_backs() -> None:
+    env = _env2023("ansi", num_players=4)
+    env.reset(seed=0)
+    assert "face-down" not in env.render()
+    env = _env("ansi", num_players=3)
+    env.reset(seed=0)
+    assert "face-down" not in env.render()
+
+
+def _peek_in_study(env: clue_env.raw_env) -> None:
+    """Both tokens in the kitchen; the first player rolls (no glass) and takes the passage to the study."""
+    env.reset(seed=0, options={**DEAL_2023, "tokens": {"scarlet": "kitchen", "mustard": "kitchen"}})
+    env.game.next_rolls = [(3, 4)]
+    env.step(env.text_to_action("roll"))
+    env.step(env.text_to_action("passage"))
+    assert env.game.log[-1][0] == "peek" and env.game.log[-1][3] >= 0  # the engine's record names the card
+
+
+def test_text_never_names_a_board_card_or_a_peeked_card_before_the_end() -> None:
+    env = _env2023("ansi")
+    _peek_in_study(env)
+    game = env.game
+    text = env.render()
+    seat = game.seat_name(game.log[-1][1])
+    assert f"{seat} looks at the card in the Study" in text.splitlines()
+    below = "\n".join(text.splitlines()[1 + game.board.rows :])  # status and log
+    for card in BOARD_CARDS.values():
+        assert game.cfg.display(card) not in below, card
+        if card not in SUSPECTS:  # every suspect is listed beside the board; weapons/rooms by id
+            assert game.cfg.display(card) not in text, card
+    assert "solution" not in text
+    # the end opens the envelope and turns the board cards face up
+    for _ in range(2):
+        s = SUSPECTS.index("mustard")
+        env.game.next_rolls = [(3, 4)]
+        if env.game.phase == Phase.START:
+            env.step(env.text_to_action("roll"))
+        env.step(env.text_to_action(f"accuse {SUSPECTS[s]} rope ballroom"))
+    assert env.game.over
+    text = env.render()
+    assert "face-down cards: Library: Wrench, Lounge: Mayor Green, Hall: Conservatory, Study: Lead Pipe" in text
+    assert "[face-down card: Lead Pipe]" in _room_line(text, "study")
+
+
+def test_peek_line_in_the_picture_log_hides_the_card() -> None:
+    env = _env2023("rgb_array")
+    _peek_in_study(env)
+    game = env.game
+    line = render.public_line(game, game.log[-1])
+    assert line == f"{game.seat_name(game.log[-1][1])} looks at the card in the Study"
+    img = env.render()
+    game.log[-1] = (*game.log[-1][:3], (game.log[-1][3] + 5) % len(CARDS))
+    assert env.render().tobytes() == img.tobytes()
+
+
+def _hide_board_differently(game) -> None:
+    """Swap every face-down card with a card from a hand and change the card of every peek."""
+    for i, room in enumerate(sorted(game.board_cards)):
+        seat = i % game.n
+        card, other = game.board_cards[room], game.hands[seat][0]
+        game.hands[seat] = sorted([card, *game.hands[seat][1:]])
+        game.board_cards[room] = other
+        game.owner[card], game.owner[other] = seat, -2
+    game.log = [(*ev[:3], (ev[3] + 1) % len(CARDS)) if ev[0] == "peek" else ev for ev in game.log]
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_2023_render_shows_no_hidden_information(num_players: int) -> None:
+    env = _env2023("ansi", num_players=num_players)
+
+    def enough(game) -> bool:
+        kinds = {ev[0] for ev in game.log}
+        need = {"show", "clue_card"} | ({"peek"} if num_players == 2 else set())
+        return game.turn >= 12 and need <= kinds
+
+    _random_play(env, num_players, enough)
+    game = env.game
+    text = env.render()
+    env.render_mode = "rgb_array"
+    img = env.render()
+    _hide_differently(game)
+    _hide_board_differently(game)
+    assert env.render().tobytes() == img.tobytes()
+    env.render_mode = "ansi"
+    assert env.render() == text
+    assert "solution" not in text and "face-down card:" not in text
+
+
+def test_dice_text_and_picture_show_the_magnifying_glass() -> None:
+    env = _env2023("ansi", num_players=3)
+    env.reset(seed=0)
+    game = env.game
+    game.next_rolls = [(1, 5)]
+    env.step(env.text_to_action("roll"))
+    text = env.render()
+    assert "dice [glass, 5] = 6" in text.splitlines()[0]
+    assert f"{game.seat_name(game.current)} rolls [glass, 5] = 6" in text
+    env.render_mode = "rgb_array"
+    lens = np.array((190, 225, 250), np.uint8)  # the glass of the magnifying-glass glyph
+    panel = env.render()[:, -render.PANEL_WIDTH :]
+    assert (panel == lens).all(axis=-1).sum() > 20
+    game.dice = (2, 5)
+    plain = env.render()[:, -render.PANEL_WIDTH :]
+    assert (plain == lens).all(axis=-1).sum() == 0
+    assert not np.array_equal(panel, plain)
+    env.render_mode = "ansi"
+    assert "dice [2, 5] = 7" in env.render().splitlines()[0]
+    classic = _env("ansi", num_players=3)
+    classic.reset(seed=0)
+    classic.game.next_rolls = [(1,)]
+    classic.step(classic.text_to_action("roll"))
+    head = classic.render().splitlines()[0]
+    assert "roll 1" in head and "glass" not in head
+
+
+@pytest.mark.parametrize(("card", "held"), [("dagger", True), ("rope", False)])
+def test_clue_card_drawn_this_turn_and_its_result(card: str, held: bool) -> None:
+    from clue_env.engine.cards import card_index
+    from clue_env.engine.clue_cards import Effect
+
+    env = _env2023("ansi", num_players=3)
+    env.reset(seed=0, options={"envelope": ["scarlet", "rope", "ballroom"]})
+    game = env.game
+    game.clue_deck = [Effect("reveal", card_index(card))]
+    game.next_rolls = [(1, 3)]
+    drawer = game.current
+    env.step(env.text_to_action("roll"))
+    text = env.render()
+    name = game.cfg.display(card)
+    head = f"Clue card drawn by {game.seat_name(drawer)}: the holder of the {name} must reveal it: "
+    holder = game.owner[card_index(card)]
+    if held:
+        assert head + f"{game.seat_name(holder)} reveals it" in text
+        assert f"{game.seat_name(holder)} reveals the {name} to everyone" in text
+    else:
+        assert head + "nobody holds it" in text
+        assert f"nobody holds the {name}" in text
+    env.render_mode = "rgb_array"
+    assert env.render().ndim == 3
+    env.render_mode = "ansi"
+    env.step(env.text_to_action("end"))
+    assert "Clue card drawn by" not in env.render()  # only the card drawn this turn is shown
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
+def test_render_2023_every_player_count(num_players: int) -> None:
+    env = _env2023("ansi", num_players=num_players)
+    _random_play(env, num_players, lambda game: game.turn >= 8)
+    text = env.render()
+    assert text.splitlines()[0].startswith("Clue (edition2023)")
+    for name in ("Chef White", "Mayor Green", "Solicitor Peacock"):
+        assert name in text
+    # never the classic names or the bare ids of the renamed suspects
+    assert not re.search(r"Mrs\. White|Mr\. Green|Mrs\. Peacock|\bwhite\b|\bgreen\b|\bpeacock\b", text)
+    assert "victim: Mr. Black" in text
+    env.render_mode = "rgb_array"
+    img = env.render()
+    assert img.ndim == 3 and img.dtype == np.uint8
+    grid = _text_board(text, env.game)
+    assert len(grid) == env.game.board.rows and all(len(row) == env.game.board.cols for row in grid)
+
+
+def test_nobody_wins_when_everyone_accuses_wrongly() -> None:
+    env = _env2023("ansi")
+    env.reset(seed=0, options={**DEAL_2023, "tokens": {"scarlet": "kitchen", "mustard": "kitchen"}})
+    game = env.game
+    for _ in range(2):
+        game.next_rolls = [(3, 4)]
+        env.step(env.text_to_action("roll"))
+        env.step(env.text_to_action("accuse plum dagger kitchen"))
+    assert game.over and game.winner == -1 and game.over_reason == "all_eliminated"
+    text = env.render()
+    head = text.splitlines()[0]
+    assert "winner: nobody (every player accused wrongly: the murderer escapes)" in head
+    assert "eliminated (OUT): player_0, player_1" in head
+    assert text.count("OUT") >= 3  # the header and both seats
+    assert "game over: nobody wins (every player accused wrongly: the murderer escapes)" in text
+    assert "solution: Miss Scarlet, Rope, Ballroom" in text
+    env.render_mode = "rgb_array"
+    assert env.render().ndim == 3
