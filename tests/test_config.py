@@ -87,3 +87,31 @@ def test_config_object_and_mapping_accepted():
     cfg = RulesConfig(max_turns=10)
     assert clue_env.raw_env(num_players=3, rules=cfg).rules.max_turns == 10
     assert clue_env.raw_env(num_players=3, rules={"max_turns": 12}).rules.max_turns == 12
+
+
+def test_edition2023_preset_values():
+    cfg = load_rules("edition2023")
+    assert (cfg.full_roll, cfg.accuse_anywhere, cfg.last_player_standing) == (False, False, False)
+    assert cfg.repeat_suggestion == "stay" and cfg.clue_cards is True and cfg.roll_first is True
+    assert (cfg.num_dice, cfg.magnifying_glass, cfg.first_player) == (2, True, "highest_roll")
+    assert (cfg.min_players, cfg.two_player_board_cards) == (2, 4)
+    assert cfg.display("white") == "Chef White" and cfg.victim == "Mr. Black"
+
+
+def test_clue_deck_is_configurable_and_validated():
+    cfg = load_rules("edition2023", clue_deck=["reveal:rope", "reveal:hall"])
+    assert cfg.clue_deck == ("reveal:rope", "reveal:hall")
+    e = clue_env.raw_env(num_players=3, rules=cfg)
+    e.reset(seed=0)
+    assert sorted(eff.text() for eff in e.game.clue_deck) == ["reveal:hall", "reveal:rope"]
+    with pytest.raises(ConfigError, match="unknown Clue card effect 'teleport'"):
+        load_rules("edition2023", clue_deck=["teleport:hall"])
+    with pytest.raises(ConfigError, match="clue_deck.*unicorn"):
+        load_rules("edition2023", clue_deck=["reveal:unicorn"])
+
+
+def test_default_clue_deck_has_one_reveal_per_card():
+    e = clue_env.raw_env(num_players=4, rules="edition2023")
+    e.reset(seed=1)
+    assert sorted(eff.card for eff in e.game.clue_deck) == list(range(21))
+    assert {eff.kind for eff in e.game.clue_deck} == {"reveal"}
