@@ -26,6 +26,7 @@ from clue_env.engine.cards import N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS, ROOM_
 from clue_env.engine.game import Phase
 from clue_env.engine.knowledge import Contradiction
 from clue_env.engine.witness import Witness
+from clue_env.observation import HAND_SCALE
 
 from . import register_agent
 from .base import Agent, ObsView
@@ -139,7 +140,7 @@ class DeductionAgent(Agent):
     def _knowledge(self, view: ObsView, info: dict[str, Any]):
         if self.witness is None:
             n = self.num_players
-            rel = np.rint(view.piece("hand_size") * 6).astype(int)
+            rel = np.rint(view.piece("hand_size") * HAND_SCALE).astype(int)
             sizes = [0] * n
             for k in range(n):
                 sizes[(self.seat + k) % n] = int(rel[k])

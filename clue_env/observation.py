@@ -24,6 +24,8 @@ from .engine.game import Event, Game, Phase, redact
 MAX_SEATS = 6
 _LOC_W = N_ROOMS + 4  # room one-hot, hallway flag, row, col, off-board flag
 _MAX_ROLL = 12
+#: hand sizes are divided by this (the largest hand: 18 cards between two players)
+HAND_SCALE = 9.0
 _MAX_DICE = 2
 _FACES = 6
 _DIST_SCALE = 30.0
@@ -33,7 +35,7 @@ PIECES: tuple[tuple[str, tuple[int, ...], str], ...] = (
     ("hand", (N_CARDS,), "my cards (R6)"),
     ("seat_present", (MAX_SEATS,), "rel seat k exists"),
     ("seat_character", (MAX_SEATS, N_SUSPECTS), "suspect played by rel seat k"),
-    ("hand_size", (MAX_SEATS,), "cards held by rel seat k / 6"),
+    ("hand_size", (MAX_SEATS,), f"cards held by rel seat k / {HAND_SCALE:g}"),
     ("eliminated", (MAX_SEATS,), "rel seat k has accused wrongly (R28)"),
     ("shown_to_me", (MAX_SEATS - 1, N_CARDS), "card c was shown to me by rel seat k+1 (R27)"),
     ("i_showed", (MAX_SEATS - 1, N_CARDS), "I showed card c to rel seat k+1 (R27)"),
@@ -200,7 +202,7 @@ class ObservationEncoder:
                 k = self.rel[v][s]
                 row[off["seat_present"] + k] = 1.0
                 row[off["seat_character"] + k * N_SUSPECTS + game.seat_suspect[s]] = 1.0
-                row[off["hand_size"] + k] = len(game.hands[s]) / 6.0
+                row[off["hand_size"] + k] = len(game.hands[s]) / HAND_SCALE
         for room in game.board_cards:
             buf[:, off["board_rooms"] + room] = 1.0
         for sus in range(N_SUSPECTS):

@@ -326,12 +326,14 @@ class Game:
                         else f"{expect_loose} cards must be left for the board (R30), got {missing}"
                     )
             return env_cards, hand_cards
-        if env_cards is None:
-            env_cards = (
-                int(rng.integers(N_SUSPECTS)),
-                WEAPON_BASE + int(rng.integers(N_WEAPONS)),
-                ROOM_BASE + int(rng.integers(N_ROOMS)),
-            )
+        if env_cards is None:  # R5: one of each kind, from the cards not fixed on the board
+            pools = [
+                [c for c in range(lo, lo + size) if c not in on_board]
+                for lo, size in ((0, N_SUSPECTS), (WEAPON_BASE, N_WEAPONS), (ROOM_BASE, N_ROOMS))
+            ]
+            if any(not p for p in pools):
+                raise InvalidDealError("board_cards leave no card of some kind for the envelope")
+            env_cards = tuple(p[int(rng.integers(len(p)))] for p in pools)  # type: ignore[assignment]
         if any(c in on_board for c in env_cards):
             raise InvalidDealError("an envelope card is also on the board")
         rest = [c for c in range(N_CARDS) if c not in env_cards and c not in on_board]
