@@ -2,8 +2,8 @@
 
 :func:`check_invariants` asserts, for a raw env between steps, everything that must hold in
 every position: every card in exactly one place; the acting agent's mask equals the engine's
-legal set; every other agent's mask is all zeros; tokens never share a hallway square; weapons
-stand in rooms; the turn count is within ``max_turns``.
+legal set; every other agent's mask is all zeros; every observation lies in its space; tokens
+never share a hallway square; weapons stand in rooms; the turn count is within ``max_turns``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .engine.cards import N_CARDS, N_ROOMS, ROOM_BASE, WEAPON_BASE
-from .engine.game import ENVELOPE, Phase
+from .engine.game import BOARD, ENVELOPE, Phase
 from .env import raw_env
 
 
@@ -31,6 +31,10 @@ def check_invariants(env: raw_env, full_mask_check: bool = True) -> None:
             places[c] += 1
             if g.owner[c] != seat:
                 raise InvariantError(f"card {c} is in player_{seat}'s hand but owner says {g.owner[c]}")
+    for room, c in g.board_cards.items():  # R30: face down in a room
+        places[c] += 1
+        if g.owner[c] != BOARD or not 0 <= room < N_ROOMS:
+            raise InvariantError(f"board card {c} in room {room} has owner {g.owner[c]}")
     s, w, r = g.envelope
     for c in (s, WEAPON_BASE + w, ROOM_BASE + r):
         places[c] += 1
@@ -49,7 +53,12 @@ def check_invariants(env: raw_env, full_mask_check: bool = True) -> None:
     # masks
     acting = env.agent_selection
     for agent in env.agents:
-        mask = env.observe(agent)["action_mask"]
+        obs = env.observe(agent)
+        if not env.observation_space(agent).contains(obs):
+            vec = obs["observation"]
+            bad = np.flatnonzero((vec < 0) | (vec > 1))[:5]
+            raise InvariantError(f"{agent}'s observation leaves its space (indices {bad.tolist()})")
+        mask = obs["action_mask"]
         if mask.dtype != np.int8:
             raise InvariantError(f"mask dtype {mask.dtype}, expected int8")
         if agent != acting or g.phase == Phase.OVER:

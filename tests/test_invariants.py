@@ -55,6 +55,13 @@ def test_invariant_checker_catches_a_broken_position():
         check_invariants(env)
 
 
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_random_2023_games_keep_every_invariant(n):
+    env = clue_env.raw_env(num_players=n, rules="edition2023")
+    for seed in range(6):
+        play_random_game(env, seed, accuse_prob=0.02)
+
+
 def test_invariant_checker_catches_a_wrong_mask():
     env = clue_env.raw_env(num_players=4)
     env.reset(seed=0)
