@@ -119,11 +119,14 @@ class DeductionAgent(Agent):
         seed: int | None = None,
         threshold: float | None = None,
         samples: int = 64,
+        exact_budget: int = 20_000,
     ) -> None:
         if threshold is not None and not 0.0 < float(threshold) <= 1.0:
             raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
         self.threshold = None if threshold is None else float(threshold)
         self.samples = int(samples)
+        #: draw deals exactly when counting them fits this many steps, else from the chain
+        self.exact_budget = int(exact_budget)
         super().__init__(seat, num_players, rules, seed)
 
     def reset(self) -> None:
@@ -157,7 +160,7 @@ class DeductionAgent(Agent):
     def _gains(self, k) -> np.ndarray:
         if self._gain_version != k._version or self._gain is None:
             try:
-                samples = k.sample_deals(self.samples, self.rng, sweeps=1, burn_in=20)
+                samples = k.sample_deals(self.samples, self.rng, sweeps=1, burn_in=20, exact_budget=self.exact_budget)
             except Contradiction:
                 samples = None
             if samples is None:

@@ -30,6 +30,7 @@ suspects x 3 weapons x 3 rooms) for testing against brute force.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -372,89 +373,141 @@ class Knowledge:
         return None
 
     # ------------------------------------------------------------------ exact posterior
-    def exact_posterior(self, budget: int = 300_000) -> Posterior | None:
-        """Count every consistent deal; ``None`` when that takes more than ``budget`` steps."""
+    def _count_tables(self, budget: int) -> list[tuple]:
+        """Per feasible envelope triple: (triple, unknown cards outside it, holders, count, n).
+
+        ``count(k, mask)`` is the number of ways to give the cards in ``mask`` to holders
+        ``k..`` (memoised). Raises :class:`BudgetExceeded` past ``budget`` steps.
+        """
         self.propagate()
         unknown = self._unknown_mask()
-        locs = self.H + 1
-        marg = np.zeros((self.C, locs))
+        work = [0]
+        tables = []
+        # cheap bound first: enumerating the holders' candidate hands alone must fit the budget
+        enum = 0
+        for h in range(self.H):
+            bit = 1 << h
+            need = self.caps[h] - sum(1 for c in range(self.C) if self.poss[c] == bit)
+            cand = sum(1 for c in _bits(unknown) if self.poss[c] & bit)
+            enum += math.comb(cand, need) if need > 0 else 0
+        if 4 * enum > budget:
+            raise BudgetExceeded
+        hands_all = self._holder_hands(unknown, 0)
+        for t, emask in self._envelope_options():
+            rest = unknown & ~emask
+            holders = [(h, need, [m for m in hands if m & emask == 0]) for h, need, hands in hands_all]
+            holders.sort(key=lambda x: len(x[2]))
+            memo: dict[tuple[int, int], int] = {}
+            last = len(holders) - 1
+
+            def count(k: int, mask: int, holders=holders, memo=memo, last=last) -> int:
+                if k > last:
+                    return 1 if mask == 0 else 0
+                key = (k, mask)
+                v = memo.get(key)
+                if v is not None:
+                    return v
+                s = 0
+                for m in holders[k][2]:
+                    work[0] += 1
+                    if m & ~mask == 0:
+                        s += count(k + 1, mask ^ m)
+                if work[0] > budget:
+                    raise BudgetExceeded
+                memo[key] = s
+                return s
+
+            n_t = count(0, rest)
+            if n_t:
+                tables.append((tuple(t), rest, holders, count, n_t))
+        return tables
+
+    def exact_posterior(self, budget: int = 300_000) -> Posterior | None:
+        """Count every consistent deal; ``None`` when that takes more than ``budget`` steps."""
+        try:
+            tables = self._count_tables(budget)
+        except BudgetExceeded:
+            return None
+        marg = np.zeros((self.C, self.H + 1))
         triples: dict[tuple[int, int, int], float] = {}
         total = 0
         work = 0
         fixed_loc = [p.bit_length() - 1 if p & (p - 1) == 0 else -1 for p in self.poss]
-        try:
-            hands_all = self._holder_hands(unknown, 0)
-            for t, emask in self._envelope_options():
-                rest = unknown & ~emask
-                holders = [(h, need, [m for m in hands if m & emask == 0]) for h, need, hands in hands_all]
-                holders.sort(key=lambda x: len(x[2]))
-                memo: dict[tuple[int, int], int] = {}
-                last = len(holders) - 1
-
-                def count(k: int, mask: int) -> int:
-                    nonlocal work
-                    if k > last:
-                        return 1 if mask == 0 else 0
-                    key = (k, mask)
-                    v = memo.get(key)
-                    if v is not None:
-                        return v
-                    s = 0
-                    for m in holders[k][2]:
+        for t, rest, holders, count, n_t in tables:
+            total += n_t
+            triples[t] = n_t
+            # forward pass: weight of reaching each state, then card marginals
+            fwd: dict[int, int] = {rest: 1}
+            for k, (h, _need, hands) in enumerate(holders):
+                nxt: dict[int, int] = {}
+                for mask, w in fwd.items():
+                    for m in hands:
                         work += 1
                         if m & ~mask == 0:
-                            s += count(k + 1, mask ^ m)
-                    if work > budget:
-                        raise BudgetExceeded
-                    memo[key] = s
-                    return s
-
-                n_t = count(0, rest)
-                if n_t == 0:
-                    continue
-                total += n_t
-                triples[tuple(t)] = n_t
-                # forward pass: weight of reaching each state, then card marginals
-                fwd: dict[tuple[int, int], int] = {(0, rest): 1}
-                for k in range(last + 1):
-                    h = holders[k][0]
-                    nxt: dict[tuple[int, int], int] = {}
-                    for (kk, mask), w in fwd.items():
-                        if kk != k:
-                            continue
-                        for m in holders[k][2]:
-                            work += 1
-                            if m & ~mask == 0:
-                                sub = count(k + 1, mask ^ m)
-                                if sub:
-                                    contrib = w * sub
-                                    for c in _bits(m):
-                                        marg[c, h] += contrib
-                                    key = (k + 1, mask ^ m)
-                                    nxt[key] = nxt.get(key, 0) + w
-                    fwd = nxt
-                    if work > budget:
-                        raise BudgetExceeded
-                for c in t:
-                    marg[c, self.ENV] += n_t
-                for c in range(self.C):
-                    if fixed_loc[c] >= 0 and c not in t:
-                        marg[c, fixed_loc[c]] += n_t
-        except BudgetExceeded:
-            return None
+                            sub = count(k + 1, mask ^ m)
+                            if sub:
+                                contrib = w * sub
+                                for c in _bits(m):
+                                    marg[c, h] += contrib
+                                nxt[mask ^ m] = nxt.get(mask ^ m, 0) + w
+                fwd = nxt
+                if work > budget:
+                    return None
+            for c in t:
+                marg[c, self.ENV] += n_t
+            for c in range(self.C):
+                if fixed_loc[c] >= 0 and c not in t:
+                    marg[c, fixed_loc[c]] += n_t
         if total == 0:
             raise Contradiction("no deal is consistent with the evidence")
         return Posterior(marg / total, {k: v / total for k, v in triples.items()}, True, float(total))
 
-    # ------------------------------------------------------------------ sampling
-    def sample_deals(self, n: int, rng: np.random.Generator, sweeps: int = 4, burn_in: int = 40) -> np.ndarray:
-        """``n`` deals from a Markov chain whose stationary law is uniform over consistent deals.
+    def exact_samples(self, n: int, rng: np.random.Generator, budget: int = 50_000) -> np.ndarray | None:
+        """``n`` independent deals drawn exactly uniformly from the consistent ones (``None``
+        when counting them takes more than ``budget`` steps)."""
+        try:
+            tables = self._count_tables(budget)
+        except BudgetExceeded:
+            return None
+        if not tables:
+            raise Contradiction("no deal is consistent with the evidence")
+        weights = np.array([tb[4] for tb in tables], dtype=float)
+        which = rng.choice(len(tables), size=n, p=weights / weights.sum())
+        base = [p.bit_length() - 1 if p & (p - 1) == 0 else -1 for p in self.poss]
+        out = np.empty((n, self.C), dtype=np.int64)
+        for i, ti in enumerate(which):
+            t, mask, holders, count, _ = tables[ti]
+            deal = list(base)
+            for c in t:
+                deal[c] = self.ENV
+            for k, (h, _need, hands) in enumerate(holders):
+                options = [(m, count(k + 1, mask ^ m)) for m in hands if m & ~mask == 0]
+                ws = np.array([w for _, w in options], dtype=float)
+                m = options[int(rng.choice(len(options), p=ws / ws.sum()))][0]
+                for c in _bits(m):
+                    deal[c] = h
+                mask ^= m
+            out[i] = deal
+        return out
 
-        Moves swap the locations of two cards (or rotate three); a move is taken whenever the
-        result is consistent, which makes the uniform law stationary. ``sweeps`` moves per
-        unknown card separate successive samples. Returns an ``(n, C)`` array of locations.
+    # ------------------------------------------------------------------ sampling
+    def sample_deals(
+        self, n: int, rng: np.random.Generator, sweeps: int = 4, burn_in: int = 40, exact_budget: int = 200_000
+    ) -> np.ndarray:
+        """``n`` deals, uniform over the consistent ones. Returns an ``(n, C)`` array of locations.
+
+        When the consistent deals can be counted within ``exact_budget`` steps they are drawn
+        exactly (:meth:`exact_samples`). Otherwise they come from a Markov chain whose stationary
+        law is uniform: moves swap the locations of two cards or rotate three, and are taken
+        whenever the result is consistent, and every 64th move re-splits the cards of two
+        locations uniformly (a Gibbs step); ``sweeps`` moves per unknown card separate samples.
+        (Constrained positions, where such a chain can mix badly, are the ones small enough to
+        count.)
         """
         self.propagate()
+        exact = self.exact_samples(n, rng, budget=exact_budget) if exact_budget > 0 else None
+        if exact is not None:
+            return exact
         state = self._chain
         if state is None or not self.is_consistent(state):
             state = self.find_deal(rng=rng)
@@ -524,7 +577,11 @@ class Knowledge:
                 return True
             return tuple(c for c in range(self.C) if deal[c] == ENV) not in excluded
 
+        locs_all = list(range(self.H + 1))
         for i in range(steps):
+            if i % 64 == 63:
+                self._block_move(deal, unknown, locs_all, rng, clauses_ok, env_ok)
+                continue
             a, b, c3 = unknown[picks[i, 0]], unknown[picks[i, 1]], unknown[picks[i, 2]]
             la, lb = deal[a], deal[b]
             if threes[i]:
@@ -555,8 +612,44 @@ class Knowledge:
             if not ok:
                 deal[a], deal[b] = la, lb
 
-    def estimate_posterior(self, rng: np.random.Generator, samples: int = 400) -> Posterior:
-        deals = self.sample_deals(samples, rng)
+    def _block_move(self, deal, unknown, locs_all, rng, clauses_ok, env_ok) -> None:
+        """Gibbs update of two locations: re-split their unknown cards uniformly among the valid
+        splits (keeps the uniform law; connects positions that single swaps cannot)."""
+        la, lb = (int(x) for x in rng.choice(len(locs_all), size=2, replace=False))
+        pool = [c for c in unknown if deal[c] in (la, lb)]
+        size_a = sum(1 for c in pool if deal[c] == la)
+        if not pool or size_a == 0 or size_a == len(pool) or len(pool) > 9:
+            return
+        ENV = self.ENV
+        env_kinds = sorted(self.kind_of[c] for c in pool if deal[c] == ENV)
+        poss = self.poss
+        valid = []
+        original = [deal[c] for c in pool]
+        for combo in itertools.combinations(range(len(pool)), size_a):
+            chosen = set(combo)
+            ok = True
+            for j, c in enumerate(pool):
+                loc = la if j in chosen else lb
+                if not poss[c] >> loc & 1:
+                    ok = False
+                    break
+            if not ok:
+                continue
+            if ENV in (la, lb):
+                in_env = [self.kind_of[c] for j, c in enumerate(pool) if (la if j in chosen else lb) == ENV]
+                if sorted(in_env) != env_kinds:
+                    continue
+            for j, c in enumerate(pool):
+                deal[c] = la if j in chosen else lb
+            if (la == ENV or clauses_ok(la)) and (lb == ENV or clauses_ok(lb)) and (ENV not in (la, lb) or env_ok()):
+                valid.append(combo)
+        pick = valid[int(rng.integers(len(valid)))] if valid else None
+        for j, c in enumerate(pool):
+            deal[c] = original[j] if pick is None else (la if j in pick else lb)
+
+    def estimate_posterior(self, rng: np.random.Generator, samples: int = 400, exact_budget: int = 0) -> Posterior:
+        """Marginals from ``samples`` deals (the Markov chain unless ``exact_budget`` allows counting)."""
+        deals = self.sample_deals(samples, rng, exact_budget=exact_budget)
         locs = self.H + 1
         marg = np.zeros((self.C, locs))
         for loc in range(locs):
