@@ -1,7 +1,7 @@
 """Flat action indices <-> engine actions, from one table of named segments (SPEC "Actions").
 
 The layout is written down once, in :data:`SEGMENTS`; every base offset is derived from it.
-``python -m clue_env.codec`` prints it.
+``python -m clue_env actions`` prints it.
 """
 
 from __future__ import annotations

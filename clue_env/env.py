@@ -4,9 +4,9 @@
 
 | | |
 |---|---|
-| Actions | Discrete, one flat space of 591 (``python -m clue_env.codec`` prints the layout) |
+| Actions | Discrete, one flat space of 591 (``python -m clue_env actions`` prints the layout) |
 | Agents | ``player_0`` ... ``player_{n-1}``, clockwise; 3-6 (classic), 2-6 (edition2023) |
-| Observation | ``{"observation": Box(0, 1, (848,), float32), "action_mask": Box(0, 1, (591,), int8)}`` |
+| Observation | ``{"observation": Box(0, 1, (1059,), float32), "action_mask": Box(0, 1, (591,), int8)}`` |
 | Import | ``clue_env.env(num_players=4)`` or ``pettingzoo.make("aec", "clue/clue-v0")`` |
 
 ``agent_selection`` is whoever must decide now: the player whose turn it is, or the refuter who
@@ -14,7 +14,7 @@ must choose which card to show (R27). Seats holding none of the named cards are 
 the env records their pass. The mask is all zeros for every other agent.
 
 Observations are seat-relative and hold only what R31 lets the seat know
-(``python -m clue_env.observation`` prints the layout). ``info["events"]`` is the seat's own
+(``python -m clue_env observation`` prints the layout). ``info["events"]`` is the seat's own
 view of the game log (shown cards redacted for everyone but the two seats involved), so an agent
 that is not asked to act for a while still learns everything that happened.
 

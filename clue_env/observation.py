@@ -8,7 +8,7 @@ The encoder is incremental: it keeps one row per seat and updates the rows from 
 events after every step, so building an observation costs one copy. Only information R31 lets
 a seat know ever reaches its row: a shown card reaches the suggester and the refuter only.
 
-``python -m clue_env.observation`` prints the layout (piece, offset, shape, meaning).
+``python -m clue_env observation`` prints the layout (piece, offset, shape, meaning).
 """
 
 from __future__ import annotations
