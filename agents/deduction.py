@@ -3,8 +3,9 @@
 * Knowledge: everything its seat witnessed (:class:`clue_env.engine.witness.Witness`): own hand,
   cards shown to it, passes, refutations between other seats, hand sizes, wrong accusations.
 * Suggestions: the one with the largest expected information about the solution (the sum over
-  the three kinds of the expected drop in the entropy of the envelope card), estimated from deals
-  sampled from the posterior. The outcome model: the first seat to the left holding a named card
+  the three kinds of the expected drop in the entropy of the envelope card), estimated from 64
+  deals sampled from the posterior (drawn exactly when the consistent deals can be counted
+  cheaply, else from the engine's Markov chain). The outcome model: the first seat to the left holding a named card
   shows one of its matching cards, uniformly.
 * Movement: heads for the room where the best suggestion is worth most per turn of travel
   (room distances; a secret passage is one turn; staying, when allowed, is immediate).
