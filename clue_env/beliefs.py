@@ -5,8 +5,8 @@ for every card, the posterior probability that it is held by each rel seat (v fi
 is in the envelope and that it lies face down on the board (2023 two-player game), under a
 uniform prior over the deals consistent with everything v has
 witnessed (R31: v's hand, cards shown to v, passes, refutations, hand sizes, wrong accusations).
-The posterior is counted exactly when that is cheap and otherwise estimated from a Markov chain
-over consistent deals whose generator is seeded from the env's seed (same seed, same features).
+The posterior is counted exactly when that is cheap and otherwise estimated by importance
+sampling with a generator seeded from the env's seed (same seed, same features).
 It is recomputed only when the seat's evidence changes.
 """
 
@@ -49,7 +49,7 @@ class BeliefFeatures:
             try:
                 post = k.exact_posterior(self.exact_budget)
                 if post is None:
-                    post = k.estimate_posterior(self.rngs[seat], samples=self.samples)
+                    post = k.importance_posterior(self.rngs[seat], samples=self.samples)
                 m = post.marginals
                 for s in range(self.n):
                     vec[:, (s - seat) % self.n] = m[:, s]

@@ -148,3 +148,25 @@ def test_contradiction_is_detected():
     k.holds(1, 0)
     with pytest.raises(Contradiction):
         k.propagate()
+
+
+def test_importance_estimate_converges_to_exact_on_reduced_decks():
+    rng = np.random.default_rng(11)
+    worst = 0.0
+    for _ in range(12):
+        _, k = _random_evidence(rng, (3, 3, 3), (2, 2, 2), 1)
+        exact = k.exact_posterior(budget=10**9)
+        est = k.importance_posterior(rng, samples=6000)
+        assert not est.exact and est.count > 100
+        worst = max(worst, float(np.abs(exact.marginals - est.marginals).max()))
+    assert worst < 0.06
+
+
+def test_importance_estimate_is_unbiased_across_runs():
+    """Averaged over independent runs the estimate approaches the exact value."""
+    rng = np.random.default_rng(5)
+    _, k = _random_evidence(rng, (3, 3, 3), (2, 2, 1, 1), 0)
+    exact = k.exact_posterior(budget=10**9)
+    runs = [k.importance_posterior(np.random.default_rng(s), samples=300).marginals for s in range(60)]
+    mean = np.mean(runs, axis=0)
+    assert np.abs(mean - exact.marginals).max() < 0.03

@@ -492,7 +492,7 @@ class Knowledge:
 
     # ------------------------------------------------------------------ sampling
     def sample_deals(
-        self, n: int, rng: np.random.Generator, sweeps: int = 4, burn_in: int = 40, exact_budget: int = 200_000
+        self, n: int, rng: np.random.Generator, sweeps: int = 4, burn_in: int = 40, exact_budget: int = 20_000
     ) -> np.ndarray:
         """``n`` deals, uniform over the consistent ones. Returns an ``(n, C)`` array of locations.
 
@@ -647,6 +647,59 @@ class Knowledge:
         for j, c in enumerate(pool):
             deal[c] = original[j] if pick is None else (la if j in pick else lb)
 
+    def importance_posterior(self, rng: np.random.Generator, samples: int = 400) -> Posterior:
+        """Estimate the posterior by importance sampling (self-normalised, consistent).
+
+        Each draw picks a feasible envelope uniformly, then each holder's hand uniformly among
+        its valid hands within the cards left, and is weighted by the inverse of the
+        probability of having drawn it (dead ends weigh 0). Draws are independent, so unlike a
+        local Markov chain nothing can get stuck; ``count`` is the effective sample size.
+        """
+        self.propagate()
+        unknown = self._unknown_mask()
+        options = self._envelope_options()
+        if not options:
+            raise Contradiction("no envelope is consistent with the evidence")
+        holders = self._holder_hands(unknown, 0)
+        holders.sort(key=lambda x: len(x[2]))
+        arrays = [(h, np.array(hands, dtype=np.int64)) for h, _need, hands in holders]
+        base = [p.bit_length() - 1 if p & (p - 1) == 0 else -1 for p in self.poss]
+        locs = self.H + 1
+        marg = np.zeros((self.C, locs))
+        triples: dict[tuple[int, int, int], float] = {}
+        weights = []
+        log_opts = math.log(len(options))
+        picks = rng.integers(0, len(options), size=samples)
+        for i in range(samples):
+            t, emask = options[int(picks[i])]
+            rest = unknown & ~emask
+            logq = -log_opts
+            deal = list(base)
+            ok = True
+            for h, hands in arrays:
+                valid = hands[(hands & ~rest) == 0] if len(hands) else hands
+                if len(valid) == 0:
+                    ok = False
+                    break
+                m = int(valid[int(rng.integers(len(valid)))])
+                logq -= math.log(len(valid))
+                rest ^= m
+                for c in _bits(m):
+                    deal[c] = h
+            if not ok or rest:
+                continue
+            w = math.exp(-logq)
+            for c in t:
+                deal[c] = self.ENV
+            weights.append(w)
+            marg[np.arange(self.C), deal] += w
+            triples[t] = triples.get(t, 0.0) + w
+        total = sum(weights)
+        if total == 0:
+            raise Contradiction("no consistent deal was drawn (the evidence may be contradictory)")
+        ess = total * total / sum(w * w for w in weights)
+        return Posterior(marg / total, {k: v / total for k, v in triples.items()}, False, float(ess))
+
     def estimate_posterior(self, rng: np.random.Generator, samples: int = 400, exact_budget: int = 0) -> Posterior:
         """Marginals from ``samples`` deals (the Markov chain unless ``exact_budget`` allows counting)."""
         deals = self.sample_deals(samples, rng, exact_budget=exact_budget)
@@ -661,8 +714,8 @@ class Knowledge:
         return Posterior(marg, triples, False, float(samples))
 
     def posterior(self, rng: np.random.Generator | None = None, budget: int = 300_000, samples: int = 400) -> Posterior:
-        """Exact when the count fits in ``budget`` steps, else estimated from ``samples`` deals."""
+        """Exact when the count fits in ``budget`` steps, else estimated by importance sampling."""
         exact = self.exact_posterior(budget)
         if exact is not None:
             return exact
-        return self.estimate_posterior(rng if rng is not None else np.random.default_rng(0), samples)
+        return self.importance_posterior(rng if rng is not None else np.random.default_rng(0), samples)
