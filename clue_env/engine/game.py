@@ -36,7 +36,6 @@ from .cards import (
     N_SUSPECTS,
     N_WEAPONS,
     ROOM_BASE,
-    ROOMS,
     SUSPECTS,
     WEAPON_BASE,
     card_index,
@@ -671,50 +670,6 @@ class Game:
         self.log.append(("game_over", winner, reason))
 
     # ------------------------------------------------------------------ views
-    def describe_event(self, ev: Event, viewer: int | None = None) -> str:
-        """A one-line English account of an event (``viewer`` sees only what R31 allows)."""
-        t = ev[0]
-        name = self.seat_name
-        if t == "turn":
-            return f"turn {ev[2]}: {name(ev[1])}"
-        if t == "roll":
-            return f"{name(ev[1])} rolls {ev[2]}" + (f" {list(ev[3])}" if len(ev[3]) > 1 else "")
-        if t == "move":
-            what = self.cfg.display(SUSPECTS[ev[2]])
-            return f"{what} -> {self.board.describe(ev[3])} ({ev[4]})"
-        if t == "forfeit":
-            return f"{name(ev[1])} has no legal move"
-        if t == "stay":
-            return f"{name(ev[1])} stays"
-        if t == "weapon":
-            return f"{CARDS[WEAPON_BASE + ev[2]]} -> {ROOMS[ev[3]]}"
-        if t == "suggest":
-            return f"{name(ev[1])} suggests {SUSPECTS[ev[2]]} with the {CARDS[WEAPON_BASE + ev[3]]} in the {ROOMS[ev[4]]}"
-        if t == "pass":
-            return f"{name(ev[1])} cannot refute"
-        if t == "show":
-            card = ev[3]
-            seen = viewer is None or viewer in (ev[1], ev[2])
-            return f"{name(ev[1])} shows {CARDS[card] if seen and card >= 0 else 'a card'} to {name(ev[2])}"
-        if t == "no_refute":
-            return "nobody can refute"
-        if t == "accuse":
-            verdict = "correct" if ev[5] else "wrong"
-            return f"{name(ev[1])} accuses {SUSPECTS[ev[2]]} {CARDS[WEAPON_BASE + ev[3]]} {ROOMS[ev[4]]}: {verdict}"
-        if t == "end_turn":
-            return f"{name(ev[1])} ends the turn"
-        if t == "clue_card":
-            return f"{name(ev[1])} draws a Clue card: the holder of {CARDS[ev[3]]} must reveal it"
-        if t == "reveal":
-            return f"{name(ev[3])} reveals {CARDS[ev[2]]} to all" if ev[3] >= 0 else f"nobody holds {CARDS[ev[2]]}"
-        if t == "peek":
-            seen = viewer is None or viewer == ev[1]
-            what = CARDS[ev[3]] if seen and ev[3] >= 0 else "the card"
-            return f"{name(ev[1])} looks at {what} lying in the {ROOMS[ev[2]]}"
-        if t == "game_over":
-            return f"game over ({ev[2]}): " + (f"{name(ev[1])} wins" if ev[1] >= 0 else "nobody wins")
-        return str(ev)
-
     def seat_name(self, seat: int) -> str:
         return f"player_{seat} ({self.cfg.display(SUSPECTS[self.seat_suspect[seat]])})"
 
