@@ -216,6 +216,7 @@ def plot(summary: dict[str, Any], path: str) -> None:
     ax.set_title(f"{summary['games']} games, {summary['num_players']} players, {summary['rules']} rules")
     ax.legend(loc="lower right")
     fig.tight_layout()
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     tmp = path + ".tmp.png"
     fig.savefig(tmp, dpi=110)
     plt.close(fig)
