@@ -30,7 +30,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from conftest import ENVELOPE, HANDS4, core, do, events, finish_refutation, legal, make_env, where
+from conftest import ENVELOPE, HANDS4, core, dests, do, events, finish_refutation, legal, make_env, where
 from pettingzoo.test import api_test, render_test, seed_test
 
 import clue_env
@@ -99,17 +99,6 @@ def pass23(e) -> None:
     """Play out the acting seat's 2023 turn quietly: roll 2+3 (no magnifying glass), end."""
     roll2(e, 2, 3)
     do(e, "end")
-
-
-def dests(e) -> tuple[set[tuple[int, int]], set[str]]:
-    squares, rooms = set(), set()
-    for t in legal(e):
-        if t.startswith("move "):
-            r, c = t[5:].split(",")
-            squares.add((int(r), int(c)))
-        elif t.startswith("enter "):
-            rooms.add(t[6:])
-    return squares, rooms
 
 
 def n_accusations(e) -> int:
