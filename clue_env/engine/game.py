@@ -30,7 +30,6 @@ from typing import NamedTuple
 from .actions import Action, Kind
 from .board import OFF_BOARD, Board, classic_board
 from .cards import (
-    CARDS,
     N_CARDS,
     N_ROOMS,
     N_SUSPECTS,
@@ -38,11 +37,11 @@ from .cards import (
     ROOM_BASE,
     SUSPECTS,
     WEAPON_BASE,
-    card_index,
 )
 from .clue_cards import Effect, build_deck
 from .config import RulesConfig
-from .errors import ConfigError, IllegalActionError, InvalidDealError
+from .deal import Dealer
+from .errors import ConfigError, IllegalActionError
 
 ENVELOPE = -1  # owner of a card in the envelope
 BOARD = -2  # owner of a card lying face down in a room (2023 two-player game, R30)
@@ -167,7 +166,7 @@ class Game:
         2023 two-player game) and are validated as a partition of the 21 cards
         (:class:`InvalidDealError`).
         """
-        env_cards, hand_cards, board = self._make_deal(rng, envelope, hands, board_cards)
+        env_cards, hand_cards, board = Dealer(self.n, self.cfg).deal(rng, envelope, hands, board_cards)
         self._clear()
         self.board_cards = board
         for c in board.values():
@@ -200,143 +199,6 @@ class Game:
         else:
             first = min(range(self.n), key=lambda seat: self.seat_suspect[seat])
         self._begin_turn(first)
-
-    def _board_count(self) -> int:
-        return self.cfg.two_player_board_cards if self.n == 2 else 0
-
-    def _parse_board(self, board_cards: dict[str, str] | None) -> dict[int, int] | None:
-        if board_cards is None:
-            return None
-        k = self._board_count()
-        if not isinstance(board_cards, dict):
-            raise InvalidDealError(f"board_cards must map rooms to cards, got {board_cards!r}")
-        if len(board_cards) != k:
-            raise InvalidDealError(
-                f"board_cards must place exactly {k} card(s) for {self.n} players under the {self.cfg.name!r} rules "
-                f"(R30: only the two-player game has cards on the board), got {len(board_cards)}"
-            )
-        out: dict[int, int] = {}
-        for room, cid in board_cards.items():
-            try:
-                r = card_index(room, "room") - ROOM_BASE
-                c = card_index(cid)
-            except (ValueError, TypeError) as e:
-                raise InvalidDealError(f"bad board_cards entry {room!r}: {cid!r}: {e}") from None
-            if c in out.values():
-                raise InvalidDealError(f"card {cid!r} lies on the board twice")
-            out[r] = c
-        return out
-
-    def _make_deal(
-        self,
-        rng,
-        envelope: Iterable[str] | None,
-        hands: dict[int, Iterable[str]] | None,
-        board_cards: dict[str, str] | None = None,
-    ) -> tuple[tuple[int, int, int], list[list[int]], dict[int, int]]:
-        board = self._parse_board(board_cards)
-        k = self._board_count()
-        env_cards, hand_cards = self._deal_cards(rng, envelope, hands, board)
-        if board is None:
-            board = {}
-            if k:
-                placed = set(env_cards) | {c for h in hand_cards for c in h}
-                if hands is not None:
-                    loose = [c for c in range(N_CARDS) if c not in placed]
-                else:  # R30: k of the dealt cards go face down into k random rooms instead
-                    pool = [c for h in hand_cards for c in h]
-                    loose = [pool[int(i)] for i in rng.permutation(len(pool))[:k]]
-                    hand_cards = self._deal_rest(rng, [c for c in pool if c not in loose])
-                rooms = rng.permutation(N_ROOMS)[: len(loose)]
-                board = {int(r): c for r, c in zip(rooms, sorted(loose))}
-        return env_cards, hand_cards, board
-
-    def _deal_rest(self, rng, cards: list[int]) -> list[list[int]]:
-        order = rng.permutation(len(cards))
-        hand_cards: list[list[int]] = [[] for _ in range(self.n)]
-        for i, j in enumerate(order):
-            hand_cards[i % self.n].append(cards[int(j)])  # R6: one at a time, clockwise from seat 0
-        return hand_cards
-
-    def _deal_cards(
-        self, rng, envelope: Iterable[str] | None, hands: dict[int, Iterable[str]] | None, board: dict[int, int] | None
-    ) -> tuple[tuple[int, int, int], list[list[int]]]:
-        n = self.n
-        on_board = set(board.values()) if board else set()
-        expect_loose = self._board_count() if board is None else 0
-        if envelope is not None:
-            env_ids = list(envelope) if not isinstance(envelope, str) else [envelope]
-            if len(env_ids) != 3:
-                raise InvalidDealError(f"envelope must be [suspect, weapon, room], got {env_ids!r}")
-            try:
-                env_cards = (
-                    card_index(env_ids[0], "suspect"),
-                    card_index(env_ids[1], "weapon"),
-                    card_index(env_ids[2], "room"),
-                )
-            except ValueError as e:
-                raise InvalidDealError(f"bad envelope {env_ids!r}: {e}") from None
-        else:
-            env_cards = None
-        if hands is not None:
-            if set(hands) != set(range(n)):
-                raise InvalidDealError(
-                    f"hands must give a hand for every seat 0..{n - 1} (player_0..player_{n - 1}), got seats {sorted(hands)}"
-                )
-            hand_cards: list[list[int]] = []
-            seen: dict[int, str] = {}
-            for seat in range(n):
-                cards = hands[seat]
-                if isinstance(cards, str) or not isinstance(cards, Iterable):
-                    raise InvalidDealError(f"hand of player_{seat} must be a list of card ids, got {cards!r}")
-                row = []
-                for cid in cards:
-                    try:
-                        c = card_index(cid)
-                    except (ValueError, TypeError):
-                        raise InvalidDealError(f"hand of player_{seat}: unknown card {cid!r}") from None
-                    if c in seen:
-                        raise InvalidDealError(f"card {cid!r} is dealt twice ({seen[c]} and player_{seat})")
-                    if c in on_board:
-                        raise InvalidDealError(f"card {cid!r} is both in player_{seat}'s hand and on the board")
-                    seen[c] = f"player_{seat}"
-                    row.append(c)
-                hand_cards.append(row)
-            rest = [c for c in range(N_CARDS) if c not in seen and c not in on_board]
-            if env_cards is None:
-                kinds = sorted(rest)
-                if expect_loose:
-                    raise InvalidDealError("with hands in a two-player 2023 game, give the envelope too (R30)")
-                if len(rest) != 3 or not (kinds[0] < WEAPON_BASE <= kinds[1] < ROOM_BASE <= kinds[2]):
-                    raise InvalidDealError(
-                        "the cards left out of the hands must be exactly one suspect, one weapon and one "
-                        f"room (the envelope), got {[CARDS[c] for c in rest]}"
-                    )
-                env_cards = (kinds[0], kinds[1], kinds[2])
-            else:
-                dup = [CARDS[c] for c in env_cards if c in seen or c in on_board]
-                if dup:
-                    raise InvalidDealError(f"envelope card(s) {dup} are also in a hand or on the board")
-                missing = [CARDS[c] for c in rest if c not in env_cards]
-                if len(missing) != expect_loose:
-                    raise InvalidDealError(
-                        f"cards {missing} are neither in a hand nor in the envelope"
-                        if not expect_loose
-                        else f"{expect_loose} cards must be left for the board (R30), got {missing}"
-                    )
-            return env_cards, hand_cards
-        if env_cards is None:  # R5: one of each kind, from the cards not fixed on the board
-            pools = [
-                [c for c in range(lo, lo + size) if c not in on_board]
-                for lo, size in ((0, N_SUSPECTS), (WEAPON_BASE, N_WEAPONS), (ROOM_BASE, N_ROOMS))
-            ]
-            if any(not p for p in pools):
-                raise InvalidDealError("board_cards leave no card of some kind for the envelope")
-            env_cards = tuple(p[int(rng.integers(len(p)))] for p in pools)  # type: ignore[assignment]
-        if any(c in on_board for c in env_cards):
-            raise InvalidDealError("an envelope card is also on the board")
-        rest = [c for c in range(N_CARDS) if c not in env_cards and c not in on_board]
-        return env_cards, self._deal_rest(rng, rest)
 
     def place_token(self, suspect: int, node: int) -> None:
         """Put a suspect token on ``node`` (a room or a hallway square); for tests and setups."""
