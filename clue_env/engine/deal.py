@@ -55,6 +55,7 @@ class Dealer:
         hands: dict[int, Iterable[str]] | None,
         board_cards: dict[str, str] | None = None,
     ) -> tuple[tuple[int, int, int], list[list[int]], dict[int, int]]:
+        """(envelope cards, each seat's cards, {room: face-down card}), fixed parts validated."""
         board = self.parse_board(board_cards)
         k = self.board_count()
         env_cards, hand_cards = self.deal_cards(rng, envelope, hands, board)
