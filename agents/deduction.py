@@ -74,19 +74,26 @@ def information_gain(samples: np.ndarray, me: int, n: int, rng: np.random.Genera
     label = np.where(c & (pick == a.astype(np.int8) + b), ROOM_BASE + r_idx, label)
     label = np.where(b & (pick == a.astype(np.int8)), WEAPON_BASE + w_idx, label)
     label = np.where(a & (pick == 0), s_idx, label)
-    label = label.reshape(S, -1)  # (S, 324)
-    T = label.shape[1]
+    gain = _expected_gain(label.reshape(S, -1), samples == env_loc)  # (324,)
+    return gain.reshape(N_SUSPECTS, N_WEAPONS, N_ROOMS)
+
+
+def _expected_gain(label: np.ndarray, env: np.ndarray) -> np.ndarray:
+    """Expected drop in the envelope's entropy (summed over the three kinds) for each option.
+
+    ``label``: (S, T) outcome (a card index, or ``N_CARDS`` for none) of each of T options in
+    each of S sampled deals; ``env``: (S, 21) whether each card is in the envelope.
+    """
+    S, T = label.shape
     L = N_CARDS + 1
     gain = np.zeros(T)
-    env = samples == env_loc
     for lo, size in ((0, N_SUSPECTS), (WEAPON_BASE, N_WEAPONS), (ROOM_BASE, N_ROOMS)):
         e = np.argmax(env[:, lo : lo + size], axis=1)  # (S,)
         prior = _entropy_rows(np.bincount(e, minlength=size)[None, :].astype(float))[0]
         idx = (np.arange(T)[None, :] * L + label) * size + e[:, None]
         joint = np.bincount(idx.ravel(), minlength=T * L * size).reshape(T, L, size).astype(float)
-        cond = _entropy_rows(joint).sum(axis=1)
-        gain += (prior - cond) / S
-    return gain.reshape(N_SUSPECTS, N_WEAPONS, N_ROOMS)
+        gain += (prior - _entropy_rows(joint).sum(axis=1)) / S
+    return gain
 
 
 def peek_gain(samples: np.ndarray, board_loc: int, env_loc: int, known: list[int], rng: np.random.Generator) -> float:
@@ -100,15 +107,7 @@ def peek_gain(samples: np.ndarray, board_loc: int, env_loc: int, known: list[int
     pick = np.floor(rng.random(S) * np.maximum(counts, 1)).astype(int)
     order = np.cumsum(on_board, axis=1) - 1
     label = np.where(counts > 0, np.argmax(on_board & (order == pick[:, None]), axis=1), N_CARDS)
-    env = samples == env_loc
-    gain = 0.0
-    L = N_CARDS + 1
-    for lo, size in ((0, N_SUSPECTS), (WEAPON_BASE, N_WEAPONS), (ROOM_BASE, N_ROOMS)):
-        e = np.argmax(env[:, lo : lo + size], axis=1)
-        prior = _entropy_rows(np.bincount(e, minlength=size)[None, :].astype(float))[0]
-        joint = np.bincount(label * size + e, minlength=L * size).reshape(L, size).astype(float)
-        gain += (prior - _entropy_rows(joint).sum()) / S
-    return float(gain)
+    return float(_expected_gain(label[:, None], samples == env_loc)[0])
 
 
 class DeductionAgent(Agent):

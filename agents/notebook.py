@@ -70,6 +70,12 @@ class NotebookAgent(Agent):
     def _pick(self, items: list[int]) -> int:
         return items[int(self.rng.integers(len(items)))]
 
+    def _suggest(self, sus: list[int], wep: list[int]) -> int:
+        """A suspect and a weapon it has not seen (any, once all of a kind are seen)."""
+        s = self._pick(sus or list(range(N_SUSPECTS)))
+        w = self._pick(wep or list(range(WEAPON_BASE, WEAPON_BASE + N_WEAPONS))) - WEAPON_BASE
+        return CODEC.SUGGEST + s * N_WEAPONS + w
+
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         view = ObsView(observation)
         mask = observation["action_mask"]
@@ -106,9 +112,7 @@ class NotebookAgent(Agent):
             goal = min(options, key=lambda r: (BOARD.dist_to_room[me][r], r))
             return CODEC.TOWARD + goal
         if phase == Phase.SUGGEST:
-            s = self._pick(sus or list(range(N_SUSPECTS)))
-            w = self._pick(wep or list(range(WEAPON_BASE, WEAPON_BASE + N_WEAPONS))) - WEAPON_BASE
-            return CODEC.SUGGEST + s * N_WEAPONS + w
+            return self._suggest(sus, wep)
         return CODEC.END
 
     def _act_2023(self, view, mask, phase, targets, me, sus, wep, solved) -> int:
@@ -137,9 +141,7 @@ class NotebookAgent(Agent):
                 return CODEC.STAY
             return CODEC.END
         if phase == Phase.SUGGEST:
-            s = self._pick(sus or list(range(N_SUSPECTS)))
-            w = self._pick(wep or list(range(WEAPON_BASE, WEAPON_BASE + N_WEAPONS))) - WEAPON_BASE
-            return CODEC.SUGGEST + s * N_WEAPONS + w
+            return self._suggest(sus, wep)
         return CODEC.END
 
 
