@@ -31,9 +31,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any] | str]:
         raise ValueError(f"an agent spec is a non-empty string such as 'random', got {spec!r}")
     name, _, rest = spec.strip().partition(":")
     if name == "ppo":
-        if not rest:
-            raise ValueError("the ppo spec needs a checkpoint path: 'ppo:PATH'")
-        return name, rest
+        return name, rest  # '' = the shipped policy
     params: dict[str, Any] = {}
     if rest:
         for item in rest.split(","):
@@ -42,6 +40,20 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any] | str]:
                 raise ValueError(f"bad agent parameter {item!r} in {spec!r}: write key=value")
             params[key.strip()] = _value(value.strip())
     return name, params
+
+
+class SpecFactory:
+    """A picklable ``f(seat, num_players, rules, seed) -> Agent`` for one spec (training adapters)."""
+
+    def __init__(self, spec: str) -> None:
+        parse_spec(spec)
+        self.spec = spec
+
+    def __call__(self, seat: int, num_players: int, rules: str | RulesConfig, seed: int | None) -> Agent:
+        return make_agent(self.spec, seat=seat, num_players=num_players, rules=rules, seed=seed)
+
+    def __repr__(self) -> str:
+        return f"SpecFactory({self.spec!r})"
 
 
 def _value(text: str) -> Any:
@@ -86,4 +98,4 @@ def make_agent(spec: str, *, seat: int, num_players: int, rules: str | RulesConf
     return agent
 
 
-__all__ = ["Agent", "ObsView", "make_agent", "parse_spec", "register_agent"]
+__all__ = ["Agent", "ObsView", "SpecFactory", "make_agent", "parse_spec", "register_agent"]

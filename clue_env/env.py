@@ -277,6 +277,20 @@ class raw_env(AECEnv):
             self.render()
 
     # ------------------------------------------------------------------ public
+    @property
+    def game_over(self) -> bool:
+        """Whether the game has ended (a win, truncation, or nobody left, R15/R28/R29)."""
+        return self.game.over
+
+    def is_eliminated(self, agent: str) -> bool:
+        """Whether ``agent`` has accused wrongly (R28; public knowledge)."""
+        return self.game.eliminated[self._seat[agent]]
+
+    def winner(self) -> str | None:
+        """The winning agent once the game is over, else ``None``."""
+        w = self.game.winner
+        return self.possible_agents[w] if self.game.over and w >= 0 else None
+
     def public_state(self) -> dict[str, Any]:
         """JSON-serialisable public record (R31): no hands, no envelope, no privately shown card."""
         return public_state(self.game)

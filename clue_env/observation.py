@@ -83,6 +83,7 @@ class Layout:
         self.offset: dict[str, int] = {}
         self.shape: dict[str, tuple[int, ...]] = {}
         self.doc: dict[str, str] = {}
+        self._slices: dict[str, slice] = {}
         off = 0
         for name, shape, doc in self.pieces:
             self.offset[name] = off
@@ -97,7 +98,10 @@ class Layout:
 
     def view(self, obs: np.ndarray, name: str) -> np.ndarray:
         """The piece ``name`` of a flat observation, in its shape."""
-        return obs[self.slice(name)].reshape(self.shape[name])
+        sl = self._slices.get(name)
+        if sl is None:  # first use (or a subclass that added pieces)
+            sl = self._slices[name] = self.slice(name)
+        return obs[sl].reshape(self.shape[name])
 
     def table(self) -> str:
         lines = [f"{'piece':<15} {'offset':>6} {'size':>5}  {'shape':<9} meaning"]

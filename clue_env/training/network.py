@@ -1,0 +1,140 @@
+"""The policy network: action scores built from per-card and per-room terms.
+
+Every one of the env's 591 actions gets a logit from the network; the action mask then decides
+what is legal. The logits are structured for the action layout (``python -m clue_env actions``):
+
+* one **context** vector ``h`` from the whole policy observation (an MLP);
+* one **embedding per card** ``e_c`` from that card's own features (where it may be, from the
+  ``belief`` piece; in my hand; shown to me; proved in the envelope; named this turn; for a room
+  card, my distance to the room) joined with ``h``;
+* ``suggest s w`` = ``u(e_s) + v(e_w)``; ``accuse s w r`` = ``a(e_s) + a(e_w) + a(e_r) + g(h)``,
+  so "accuse the most likely triple, once it is proved" is one easy function to learn;
+  ``show c`` = ``b(e_c)``; ``enter r`` and ``toward r`` are scored from the room card's
+  embedding; ``roll``, ``passage``, ``stay``, ``end`` and the 188 ``move`` squares from ``h``;
+* the value estimate from ``h``.
+
+Pure torch (no SB3): the ``ppo`` agent loads it on its own, and SB3's policy wraps it.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from ..codec import default_codec
+from ..engine.board import classic_board
+from ..engine.cards import N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS, ROOM_BASE, WEAPON_BASE
+from ..observation import MAX_SEATS
+from .features import POLICY_LAYOUT
+
+#: per-card input features (see :meth:`CluePolicyNet.card_features`)
+CARD_FEATURES = (MAX_SEATS + 2) + 11 + 3 + N_CARDS
+
+
+def _mlp(sizes: list[int]) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        layers += [nn.Linear(a, b), nn.ReLU()]
+    return nn.Sequential(*layers)
+
+
+class CluePolicyNet(nn.Module):
+    """Observation (B, POLICY_LAYOUT.size) -> (action logits (B, 591), context (B, hidden))."""
+
+    def __init__(self, hidden: int = 256, card_hidden: int = 64, context_to_card: int = 64) -> None:
+        super().__init__()
+        self.hidden, self.card_hidden, self.context_to_card = hidden, card_hidden, context_to_card
+        L = POLICY_LAYOUT
+        codec = default_codec()
+        self.n_actions = codec.n
+        self.obs_size = L.size
+        self.context = _mlp([L.size, hidden, hidden])
+        self.to_card = nn.Linear(hidden, context_to_card)
+        self.card = _mlp([CARD_FEATURES + context_to_card, card_hidden, card_hidden])
+        self.card_heads = nn.Linear(card_hidden, 6)  # suggest, accuse, show, enter, toward, (spare)
+        self.flat_head = nn.Linear(hidden, 4 + codec.size["move"])  # roll passage stay end, move squares
+        self.accuse_gate = nn.Linear(hidden, 1)
+        self.value_head = nn.Linear(hidden, 1)
+        # index tables
+        s = torch.arange(N_SUSPECTS).repeat_interleave(N_WEAPONS)
+        w = torch.arange(N_WEAPONS).repeat(N_SUSPECTS)
+        self.register_buffer("sug_s", s, persistent=False)
+        self.register_buffer("sug_w", WEAPON_BASE + w, persistent=False)
+        ns, nw, nr = N_SUSPECTS, N_WEAPONS, N_ROOMS
+        a = torch.arange(ns * nw * nr)
+        self.register_buffer("acc_s", a // (nw * nr), persistent=False)
+        self.register_buffer("acc_w", WEAPON_BASE + (a // nr) % nw, persistent=False)
+        self.register_buffer("acc_r", ROOM_BASE + a % nr, persistent=False)
+        assert codec.ROLL == 0 and codec.PASSAGE == 1 and codec.STAY == 2 and codec.END == 3 and codec.MOVE == 4
+        assert codec.ENTER == codec.MOVE + codec.size["move"] and codec.TOWARD == codec.ENTER + N_ROOMS
+        assert codec.SUGGEST == codec.TOWARD + N_ROOMS and codec.SHOW == codec.SUGGEST + ns * nw
+        assert codec.ACCUSE == codec.SHOW + N_CARDS and codec.n == codec.ACCUSE + ns * nw * nr
+        board = classic_board()
+        passage = torch.zeros(N_ROOMS, N_ROOMS)
+        for r, q in enumerate(board.passage):
+            if q >= 0:
+                passage[r, q] = 1.0
+        self.register_buffer("passage", passage, persistent=False)
+        self._sl = {name: L.slice(name) for name, _s, _d in L.pieces}
+
+    def piece(self, x: torch.Tensor, name: str) -> torch.Tensor:
+        return x[:, self._sl[name]].reshape(x.shape[0], *POLICY_LAYOUT.shape[name])
+
+    def card_features(self, x: torch.Tensor) -> torch.Tensor:
+        """(B, 21, CARD_FEATURES): per-card inputs."""
+        B = x.shape[0]
+        p = self.piece
+        belief = p(x, "belief")  # (B, 21, 8)
+        hand = p(x, "hand").unsqueeze(-1)
+        shown = p(x, "shown_to_me").amax(dim=1).unsqueeze(-1)
+        i_showed = p(x, "i_showed").amax(dim=1).unsqueeze(-1)
+        solution = p(x, "solution")[:, :N_CARDS].unsqueeze(-1)
+        revealed = p(x, "revealed").amax(dim=2).unsqueeze(-1)
+        seen_board = p(x, "board_seen").unsqueeze(-1)
+        sug = p(x, "suggestion")[:, MAX_SEATS:].unsqueeze(-1)  # this turn's named cards (21)
+        dist = p(x, "my_room_dist")  # (B, 9)
+        room_dist = torch.zeros(B, N_CARDS, 1, device=x.device)
+        room_dist[:, ROOM_BASE:, 0] = dist
+        here = torch.zeros(B, N_CARDS, 1, device=x.device)
+        inside = (dist == 0).float() * (p(x, "seat_present")[:, :1] > 0).float()
+        here[:, ROOM_BASE:, 0] = inside
+        via_passage = torch.zeros(B, N_CARDS, 1, device=x.device)
+        via_passage[:, ROOM_BASE:, 0] = inside @ self.passage
+        board_room = torch.zeros(B, N_CARDS, 1, device=x.device)
+        board_room[:, ROOM_BASE:, 0] = p(x, "board_rooms")
+        kind = torch.zeros(B, N_CARDS, 3, device=x.device)
+        kind[:, :WEAPON_BASE, 0] = 1
+        kind[:, WEAPON_BASE:ROOM_BASE, 1] = 1
+        kind[:, ROOM_BASE:, 2] = 1
+        ident = torch.eye(N_CARDS, device=x.device).expand(B, N_CARDS, N_CARDS)
+        return torch.cat(
+            [belief, hand, shown, i_showed, solution, revealed, seen_board, sug, room_dist, here, via_passage,
+             board_room, kind, ident],
+            dim=-1,
+        )  # fmt: skip
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        B = x.shape[0]
+        h = self.context(x)
+        cf = self.card_features(x)
+        ctx = self.to_card(h).unsqueeze(1).expand(B, N_CARDS, self.context_to_card)
+        e = self.card(torch.cat([cf, ctx], dim=-1))
+        heads = self.card_heads(e)  # (B, 21, 6)
+        sug, acc, show, enter, toward = (heads[..., i] for i in range(5))
+        flat = self.flat_head(h)
+        suggest = sug[:, self.sug_s] + sug[:, self.sug_w]
+        accuse = acc[:, self.acc_s] + acc[:, self.acc_w] + acc[:, self.acc_r] + self.accuse_gate(h)
+        logits = torch.cat([flat, enter[:, ROOM_BASE:], toward[:, ROOM_BASE:], suggest, show, accuse], dim=1)
+        return logits, h
+
+    def logits_and_value(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(action logits (B, 591), value estimate (B,))."""
+        logits, h = self(x)
+        return logits, self.value_head(h).squeeze(-1)
+
+    def config(self) -> dict[str, int]:
+        """The constructor arguments (stored in checkpoints)."""
+        return {"hidden": self.hidden, "card_hidden": self.card_hidden, "context_to_card": self.context_to_card}
+
+
+__all__ = ["CluePolicyNet", "CARD_FEATURES"]
