@@ -141,6 +141,15 @@ class SingleLearnerEnv(gym.Env):
     # ------------------------------------------------------------------ gymnasium
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         super().reset(seed=seed)
+        for _ in range(1000):  # a game an opponent wins before the learner's first decision is replayed
+            if self._new_game(options):
+                break
+        else:
+            raise RuntimeError("the opponents ended 1000 games in a row before the learner could act")
+        self._done = False
+        return self._observe_learner(), self._info()
+
+    def _new_game(self, options: dict[str, Any] | None) -> bool:
         rng = self.np_random
         n = int(self.player_counts[int(rng.integers(len(self.player_counts)))])
         self.env = env = self._envs[n]
@@ -162,8 +171,7 @@ class SingleLearnerEnv(gym.Env):
         self._seat_features.reset()
         env.reset(seed=int(rng.integers(2**63 - 1)), options=options)
         self._advance()  # the learner cannot be rewarded before its first decision
-        self._done = False
-        return self._observe_learner(), self._info()
+        return not env.game_over
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         if self._done:

@@ -1,0 +1,247 @@
+"""Training configuration: a frozen, validated object loaded from ``configs/train/*.yaml``.
+
+Sections: top level (name, seed, rules, player counts), ``net`` (network sizes), ``imitation``
+(behaviour cloning of a scripted teacher, with DAgger rounds), ``ppo`` (MaskablePPO
+fine-tuning against an opponent mix), ``eval`` (periodic tournaments against the baselines).
+Unknown keys and bad values raise :class:`TrainConfigError` naming the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from ..engine.errors import ConfigError
+
+
+class TrainConfigError(ConfigError):
+    """A training config with an unknown key or a bad value."""
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    hidden: int = 256
+    card_hidden: int = 64
+    context_to_card: int = 64
+
+
+@dataclass(frozen=True)
+class ImitationConfig:
+    #: the scripted teacher whose decisions are imitated (an agent spec)
+    teacher: str = "deduction"
+    #: line-ups of agent specs; the seats whose spec equals ``teacher`` are recorded
+    lineups: tuple[tuple[str, ...], ...] = (("deduction", "deduction", "deduction", "deduction"),)
+    #: games of teacher play to record
+    games: int = 1000
+    #: DAgger: rounds in which the current policy plays the recorded seats, the teacher labels them
+    dagger_rounds: int = 0
+    dagger_games: int = 500
+    epochs: int = 8
+    batch_size: int = 512
+    lr: float = 1e-3
+    value_coef: float = 0.5
+    gamma: float = 0.99
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    #: learner timesteps of PPO fine-tuning after imitation (0: imitation only)
+    timesteps: int = 0
+    #: opponent specs (one is drawn per episode, by ``opponent_weights``)
+    opponents: tuple[str, ...] = ("notebook",)
+    opponent_weights: tuple[float, ...] | None = None
+    n_envs: int = 2
+    #: SubprocVecEnv (True) or DummyVecEnv
+    subprocess: bool = True
+    learning_rate: float = 3e-5
+    n_steps: int = 512
+    batch_size: int = 256
+    n_epochs: int = 4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.1
+    ent_coef: float = 0.0
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float | None = None
+    #: timesteps between checkpoints (rounded up to a whole number of rollouts); each chunk
+    #: starts its environments from seeds derived from (seed, chunk), so a resumed run equals
+    #: an uninterrupted one
+    checkpoint_every: int = 20480
+    torch_threads: int = 1
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    #: baselines to evaluate against (the policy in one seat, the spec in all others)
+    opponents: tuple[str, ...] = ("random", "notebook", "deduction")
+    games: int = 100
+    num_players: int = 4
+    workers: int = 2
+    seed: int = 10_000
+    #: evaluate after every this many PPO checkpoints (and always after imitation and at the end)
+    every_checkpoints: int = 1
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    name: str = "run"
+    seed: int = 0
+    rules: str = "classic"
+    num_players: tuple[int, ...] = (4,)
+    net: NetConfig = field(default_factory=NetConfig)
+    imitation: ImitationConfig = field(default_factory=ImitationConfig)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _plain(dataclasses.asdict(self))
+
+    def replace_ppo(self, **kw: Any) -> TrainConfig:
+        return dataclasses.replace(self, ppo=dataclasses.replace(self.ppo, **kw))
+
+
+_SECTIONS = {"net": NetConfig, "imitation": ImitationConfig, "ppo": PPOConfig, "eval": EvalConfig}
+
+
+def _plain(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    return x
+
+
+def _convert(where: str, value: Any, default: Any, typ: Any) -> Any:
+    """Check and convert one value against its field's type (as written in the dataclass)."""
+    t = str(typ)
+    if t.startswith("tuple[tuple[str"):
+        if not isinstance(value, (list, tuple)) or not value:
+            raise TrainConfigError(f"{where} must be a non-empty list of line-ups (lists of agent specs), got {value!r}")
+        out = []
+        for lineup in value:
+            if not isinstance(lineup, (list, tuple)) or not 2 <= len(lineup) <= 6 or not all(isinstance(s, str) for s in lineup):
+                raise TrainConfigError(f"{where}: each line-up is a list of 2-6 agent specs, got {lineup!r}")
+            out.append(tuple(lineup))
+        return tuple(out)
+    if t.startswith("tuple[float"):
+        if value is None and "None" in t:
+            return None
+        if not isinstance(value, (list, tuple)) or not all(_is_number(v) and v >= 0 for v in value):
+            raise TrainConfigError(f"{where} must be a list of non-negative numbers, got {value!r}")
+        return tuple(float(v) for v in value)
+    if t.startswith("tuple[str"):
+        if not isinstance(value, (list, tuple)) or not value or not all(isinstance(v, str) and v for v in value):
+            raise TrainConfigError(f"{where} must be a non-empty list of agent specs, got {value!r}")
+        return tuple(value)
+    if t.startswith("tuple[int"):
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = [value]
+        if (
+            not isinstance(value, (list, tuple))
+            or not value
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        ):
+            raise TrainConfigError(f"{where} must be a player count or a list of them, got {value!r}")
+        return tuple(value)
+    if t in ("bool", "<class 'bool'>"):
+        if not isinstance(value, bool):
+            raise TrainConfigError(f"{where} must be true or false, got {value!r}")
+        return value
+    if t in ("int", "<class 'int'>"):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TrainConfigError(f"{where} must be an integer, got {value!r}")
+        return value
+    if t.startswith("float"):
+        if value is None and "None" in t:
+            return None
+        if not _is_number(value):
+            raise TrainConfigError(f"{where} must be a number, got {value!r}")
+        return float(value)
+    if t in ("str", "<class 'str'>"):
+        if not isinstance(value, str) or not value:
+            raise TrainConfigError(f"{where} must be a non-empty string, got {value!r}")
+        return value
+    raise TrainConfigError(f"{where}: unsupported field type {t}")  # pragma: no cover
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _build(cls: Any, data: Any, where: str) -> Any:
+    if not isinstance(data, dict):
+        raise TrainConfigError(f"{where} must be a mapping, got {data!r}")
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    unknown = [k for k in data if k not in fields]
+    if unknown:
+        raise TrainConfigError(f"unknown key(s) {unknown} in {where}; known: {', '.join(fields)}")
+    kw = {}
+    for k, v in data.items():
+        key = f"{where}.{k}" if where != "config" else k
+        if k in _SECTIONS and cls is TrainConfig:
+            kw[k] = _build(_SECTIONS[k], v, k)
+        else:
+            kw[k] = _convert(key, v, None, fields[k].type)
+    obj = cls(**kw)
+    _check(obj, where)
+    return obj
+
+
+def _positive(where: str, **values: float) -> None:
+    for k, v in values.items():
+        if v is not None and v <= 0:
+            raise TrainConfigError(f"{where}.{k} must be positive, got {v!r}")
+
+
+def _check(obj: Any, where: str) -> None:
+    if isinstance(obj, NetConfig):
+        _positive(where, hidden=obj.hidden, card_hidden=obj.card_hidden, context_to_card=obj.context_to_card)
+    elif isinstance(obj, ImitationConfig):
+        _positive(where, epochs=obj.epochs, batch_size=obj.batch_size, lr=obj.lr)
+        if obj.games < 0 or obj.dagger_rounds < 0 or obj.dagger_games < 0:
+            raise TrainConfigError(f"{where}: games, dagger_rounds and dagger_games must be >= 0")
+        if not any(obj.teacher in lineup for lineup in obj.lineups):
+            raise TrainConfigError(f"{where}.lineups: no line-up seats the teacher {obj.teacher!r}")
+        if not 0 < obj.gamma <= 1:
+            raise TrainConfigError(f"{where}.gamma must be in (0, 1], got {obj.gamma}")
+    elif isinstance(obj, PPOConfig):
+        _positive(where, n_envs=obj.n_envs, learning_rate=obj.learning_rate, n_steps=obj.n_steps,
+                  batch_size=obj.batch_size, n_epochs=obj.n_epochs, clip_range=obj.clip_range,
+                  checkpoint_every=obj.checkpoint_every, torch_threads=obj.torch_threads)  # fmt: skip
+        if obj.timesteps < 0:
+            raise TrainConfigError(f"{where}.timesteps must be >= 0, got {obj.timesteps}")
+        if obj.opponent_weights is not None and len(obj.opponent_weights) != len(obj.opponents):
+            raise TrainConfigError(f"{where}.opponent_weights needs one weight per opponent ({len(obj.opponents)})")
+        if not 0 < obj.gamma <= 1 or not 0 <= obj.gae_lambda <= 1:
+            raise TrainConfigError(f"{where}: gamma must be in (0, 1] and gae_lambda in [0, 1]")
+    elif isinstance(obj, EvalConfig):
+        _positive(where, games=obj.games, workers=obj.workers, every_checkpoints=obj.every_checkpoints)
+    elif isinstance(obj, TrainConfig):
+        if obj.seed < 0:
+            raise TrainConfigError(f"seed must be >= 0, got {obj.seed}")
+
+
+def load_train_config(source: str | dict[str, Any]) -> TrainConfig:
+    """A :class:`TrainConfig` from a YAML path or a mapping (validated)."""
+    if isinstance(source, str):
+        if not os.path.isfile(source):
+            raise TrainConfigError(f"training config {source!r} does not exist (see configs/train/)")
+        try:
+            with open(source, encoding="utf-8") as f:
+                data = yaml.safe_load(f)
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+            raise TrainConfigError(f"cannot read training config {source!r}: {e}") from None
+        if data is None:
+            data = {}
+    else:
+        data = source
+    return _build(TrainConfig, data, "config")
+
+
+__all__ = ["TrainConfig", "TrainConfigError", "load_train_config", "NetConfig", "ImitationConfig", "PPOConfig", "EvalConfig"]
