@@ -5,9 +5,12 @@ for every card, the posterior probability that it is held by each rel seat (v fi
 is in the envelope and that it lies face down on the board (2023 two-player game), under a
 uniform prior over the deals consistent with everything v has
 witnessed (R31: v's hand, cards shown to v, passes, refutations, hand sizes, wrong accusations).
-The posterior is counted exactly when that is cheap and otherwise estimated by importance
-sampling with a generator seeded from the env's seed (same seed, same features).
-It is recomputed only when the seat's evidence changes.
+Two methods: ``belief_features=True`` (or ``"fast"``) fits the propagation engine's
+possibility table to the hand sizes and refutations (:mod:`clue_env.engine.marginals`: exact at
+the opening, a fraction of a millisecond after); ``"sampled"`` counts the posterior exactly when
+that is cheap and otherwise estimates it by importance sampling with a generator seeded from the
+env's seed (same seed, same features), slower but closer to the true posterior.
+Either is recomputed only when the seat's evidence changes, and only for the seats observed.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import numpy as np
 from .engine.cards import N_CARDS
 from .engine.game import Game
 from .engine.knowledge import Contradiction
+from .engine.marginals import approx_marginals, only_own_hand, opening_marginals
 from .engine.witness import Witness
 from .observation import MAX_SEATS, SeatLog
 
@@ -26,7 +30,10 @@ class BeliefFeatures:
 
     size = N_CARDS * (MAX_SEATS + 2)
 
-    def __init__(self, exact_budget: int = 20_000, samples: int = 128) -> None:
+    def __init__(self, exact_budget: int = 20_000, samples: int = 128, method: str = "fast") -> None:
+        if method not in ("fast", "sampled"):
+            raise ValueError(f"method must be 'fast' or 'sampled', got {method!r}")
+        self.method = method
         self.exact_budget = exact_budget
         self.samples = samples
 
@@ -47,10 +54,13 @@ class BeliefFeatures:
         if vec is None or self.version[seat] != k._version:
             vec = np.zeros((N_CARDS, MAX_SEATS + 2), dtype=np.float32)
             try:
-                post = k.exact_posterior(self.exact_budget)
-                if post is None:
-                    post = k.importance_posterior(self.rngs[seat], samples=self.samples)
-                m = post.marginals
+                if self.method == "fast":
+                    m = opening_marginals(k, seat) if only_own_hand(k, seat) else approx_marginals(k)
+                else:
+                    post = k.exact_posterior(self.exact_budget)
+                    if post is None:
+                        post = k.importance_posterior(self.rngs[seat], samples=self.samples)
+                    m = post.marginals
                 for s in range(self.n):
                     vec[:, (s - seat) % self.n] = m[:, s]
                 vec[:, MAX_SEATS] = m[:, k.ENV]

@@ -62,12 +62,16 @@ class raw_env(AECEnv):
         num_players: int = 4,
         rules: str | RulesConfig | dict = "classic",
         render_mode: str | None = None,
-        belief_features: bool = False,
+        belief_features: bool | str = False,
         **overrides: Any,
     ) -> None:
         super().__init__()
-        if not isinstance(belief_features, bool):
-            raise ValueError(f"belief_features must be True or False, got {belief_features!r}")
+        if (
+            belief_features not in (False, True, "fast", "sampled")
+            or isinstance(belief_features, (int, float))
+            and not isinstance(belief_features, bool)
+        ):
+            raise ValueError(f"belief_features must be False, True (= 'fast') or 'sampled', got {belief_features!r}")
         self.rules: RulesConfig = load_rules(rules, **overrides)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
@@ -83,7 +87,7 @@ class raw_env(AECEnv):
         if belief_features:
             from .beliefs import BeliefFeatures
 
-            self.beliefs = BeliefFeatures()
+            self.beliefs = BeliefFeatures(method="sampled" if belief_features == "sampled" else "fast")
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(0.0, 1.0, (self.layout.size,), np.float32),

@@ -19,8 +19,7 @@ def test_parse_spec_forms():
     assert parse_spec("ppo:runs/model.zip") == ("ppo", "runs/model.zip")
     with pytest.raises(ValueError, match="key=value"):
         parse_spec("deduction:0.9")
-    with pytest.raises(ValueError, match="checkpoint path"):
-        parse_spec("ppo")
+    assert parse_spec("ppo") == ("ppo", "")  # the shipped policy
 
 
 def test_make_agent_errors_name_the_problem():

@@ -41,6 +41,8 @@ class ImitationConfig:
     #: DAgger: rounds in which the current policy plays the recorded seats, the teacher labels them
     dagger_rounds: int = 0
     dagger_games: int = 500
+    #: epochs of each refit after a DAgger round (the data then includes everything so far)
+    dagger_epochs: int = 3
     epochs: int = 8
     batch_size: int = 512
     lr: float = 1e-3
@@ -203,7 +205,7 @@ def _check(obj: Any, where: str) -> None:
     if isinstance(obj, NetConfig):
         _positive(where, hidden=obj.hidden, card_hidden=obj.card_hidden, context_to_card=obj.context_to_card)
     elif isinstance(obj, ImitationConfig):
-        _positive(where, epochs=obj.epochs, batch_size=obj.batch_size, lr=obj.lr)
+        _positive(where, epochs=obj.epochs, dagger_epochs=obj.dagger_epochs, batch_size=obj.batch_size, lr=obj.lr)
         if obj.games < 0 or obj.dagger_rounds < 0 or obj.dagger_games < 0:
             raise TrainConfigError(f"{where}: games, dagger_rounds and dagger_games must be >= 0")
         if not any(obj.teacher in lineup for lineup in obj.lineups):

@@ -26,6 +26,7 @@ import numpy as np
 from ..codec import default_codec
 from ..engine.cards import N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS
 from ..engine.knowledge import Contradiction, Knowledge
+from ..engine.marginals import approx_marginals, only_own_hand, opening_marginals
 from ..engine.witness import Witness
 from ..observation import HAND_SCALE, LAYOUT, MAX_SEATS, PIECES, Layout
 
@@ -77,63 +78,6 @@ def layout_hash() -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def approx_marginals(k: Knowledge, iterations: int = 12) -> np.ndarray:
-    """Approximate P(card at location) as a (C, H+1) array (holders..., envelope).
-
-    Iterative proportional fitting of the possibility table (after propagation) to the holders'
-    hand sizes and one envelope card per kind, with refutation clauses enforced softly.
-    Raises :class:`Contradiction` when the evidence admits nothing.
-    """
-    k.propagate()
-    H, C = k.H, k.C
-    nk = len(k.kind_sizes)
-    poss = ((np.array(k.poss, dtype=np.int64)[:, None] >> np.arange(H + 1)) & 1).astype(np.float64)
-    # envelope split per kind: (C, H + nk)
-    M = np.zeros((C, H + nk))
-    M[:, :H] = poss[:, :H]
-    for j, cards in enumerate(k.kind_cards):
-        M[cards, H + j] = poss[cards, H]
-    target = np.array(list(k.caps) + [1.0] * nk)
-    clauses = [(h, [c for c in range(C) if (m >> c) & 1]) for h, m in k.clauses]
-    clauses = [(h, cs) for h, cs in clauses if not any(k.poss[c] == 1 << h for c in cs)]
-    P = M.copy()
-    for _ in range(iterations):
-        rs = P.sum(axis=1, keepdims=True)
-        if (rs <= 0).any():
-            raise Contradiction("a card has no possible location")
-        P /= rs
-        cs = P.sum(axis=0)
-        scale = np.divide(target, cs, out=np.zeros_like(cs), where=cs > 0)
-        P *= scale
-        for h, cards in clauses:
-            s = P[cards, h].sum()
-            if 0 < s < 1:
-                P[cards, h] /= s
-    P /= P.sum(axis=1, keepdims=True)
-    out = np.zeros((C, H + 1))
-    out[:, :H] = P[:, :H]
-    out[:, H] = P[:, H:].sum(axis=1)
-    return out
-
-
-def opening_marginals(k: Knowledge, me: int) -> np.ndarray:
-    """Exact marginals when the only evidence is the seat's own hand (closed form)."""
-    H, C = k.H, k.C
-    out = np.zeros((C, H + 1))
-    mine = [c for c in range(C) if k.poss[c] == 1 << me]
-    others_cap = np.array([0.0 if h == me else float(k.caps[h]) for h in range(H)])
-    share = others_cap / others_cap.sum()
-    for cards in k.kind_cards:
-        unknown = [c for c in cards if c not in mine]
-        p_env = 1.0 / len(unknown)
-        for c in unknown:
-            out[c, H] = p_env
-            out[c, :H] = (1.0 - p_env) * share
-    for c in mine:
-        out[c, me] = 1.0
-    return out
-
-
 class SeatFeatures:
     """The policy pieces for one seat, updated from its observation and event log."""
 
@@ -179,7 +123,7 @@ class SeatFeatures:
         vec = np.zeros(self.size, dtype=np.float32)
         belief = vec[: N_CARDS * (MAX_SEATS + 2)].reshape(N_CARDS, MAX_SEATS + 2)
         try:
-            if not k.clauses and not k.excluded and self._only_own_hand(k):
+            if only_own_hand(k, me):
                 m = opening_marginals(k, me)
             else:
                 m = approx_marginals(k)
@@ -207,11 +151,6 @@ class SeatFeatures:
         vec[o + 6] = top
         return vec
 
-    def _only_own_hand(self, k: Knowledge) -> bool:
-        bit_me = 1 << self.seat
-        full = k.full
-        return all(p == bit_me or p == full & ~bit_me for p in k.poss)
-
 
 def policy_observation(obs: np.ndarray, features: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Concatenate the env's observation and the policy pieces."""
@@ -226,8 +165,6 @@ __all__ = [
     "POLICY_LAYOUT",
     "POLICY_PIECES",
     "SeatFeatures",
-    "approx_marginals",
     "layout_hash",
-    "opening_marginals",
     "policy_observation",
 ]

@@ -7,7 +7,8 @@ what is legal. The logits are structured for the action layout (``python -m clue
 * one **embedding per card** ``e_c`` from that card's own features (where it may be, from the
   ``belief`` piece; in my hand; shown to me; proved in the envelope; named this turn; for a room
   card, my distance to the room) joined with ``h``;
-* ``suggest s w`` = ``u(e_s) + v(e_w)``; ``accuse s w r`` = ``a(e_s) + a(e_w) + a(e_r) + g(h)``,
+* ``suggest s w`` = ``u(e_s) + v(e_w) + p(e_s, e_w, e_here)`` (``e_here``: the card of the room I am
+  in; the refuter depends on all three); ``accuse s w r`` = ``a(e_s) + a(e_w) + a(e_r) + g(h)``,
   so "accuse the most likely triple, once it is proved" is one easy function to learn;
   ``show c`` = ``b(e_c)``; ``enter r`` and ``toward r`` are scored from the room card's
   embedding; ``roll``, ``passage``, ``stay``, ``end`` and the 188 ``move`` squares from ``h``;
@@ -54,6 +55,8 @@ class CluePolicyNet(nn.Module):
         self.card_heads = nn.Linear(card_hidden, 6)  # suggest, accuse, show, enter, toward, (spare)
         self.flat_head = nn.Linear(hidden, 4 + codec.size["move"])  # roll passage stay end, move squares
         self.accuse_gate = nn.Linear(hidden, 1)
+        #: suggest s w: a joint term from (e_s, e_w, e_room I am in): who would refute depends on all three
+        self.pair = nn.Sequential(nn.Linear(3 * card_hidden, card_hidden), nn.ReLU(), nn.Linear(card_hidden, 1))
         self.value_head = nn.Linear(hidden, 1)
         # index tables
         s = torch.arange(N_SUSPECTS).repeat_interleave(N_WEAPONS)
@@ -122,7 +125,11 @@ class CluePolicyNet(nn.Module):
         heads = self.card_heads(e)  # (B, 21, 6)
         sug, acc, show, enter, toward = (heads[..., i] for i in range(5))
         flat = self.flat_head(h)
-        suggest = sug[:, self.sug_s] + sug[:, self.sug_w]
+        here = self.piece(x, "my_room_dist") == 0  # (B, 9): the room I am in (suggestions are made there)
+        e_here = (here.float().unsqueeze(-1) * e[:, ROOM_BASE:]).sum(dim=1)  # (B, card_hidden)
+        n_pairs = self.sug_s.shape[0]
+        pair_in = torch.cat([e[:, self.sug_s], e[:, self.sug_w], e_here.unsqueeze(1).expand(B, n_pairs, -1)], dim=-1)
+        suggest = sug[:, self.sug_s] + sug[:, self.sug_w] + self.pair(pair_in).squeeze(-1)
         accuse = acc[:, self.acc_s] + acc[:, self.acc_w] + acc[:, self.acc_r] + self.accuse_gate(h)
         logits = torch.cat([flat, enter[:, ROOM_BASE:], toward[:, ROOM_BASE:], suggest, show, accuse], dim=1)
         return logits, h
