@@ -234,9 +234,9 @@ class Trainer:
             fit(
                 net,
                 data,
-                epochs=im.epochs,
+                epochs=im.dagger_epochs,
                 batch_size=im.batch_size,
-                lr=im.lr,
+                lr=im.lr / 3,  # a gentler refit: the net starts from the last fit
                 value_coef=im.value_coef,
                 seed=self.cfg.seed + r + 1,
                 log=log,
@@ -268,7 +268,8 @@ class Trainer:
             self.writer.add_scalar(f"eval/wrong_accusation_rate_vs_{opp}", row["wrong_accusation_rate"], timesteps)
             lo, hi = row["ci95"]
             self._log(
-                f"eval @ {timesteps} ({phase}) vs 3 {opp}: {row['win_rate']:.1%} [{lo:.1%}, {hi:.1%}], wrong accusations {row['wrong_accusation_rate']:.1%}"
+                f"eval @ {timesteps} ({phase}) vs 3 {opp}: {row['win_rate']:.1%} [{lo:.1%}, {hi:.1%}], "
+                f"wrong accusations {row['wrong_accusation_rate']:.1%}"
             )
         self.writer.flush()
         atomic_write_text(os.path.join(self.out, "eval.jsonl"), "".join(json.dumps(r) + "\n" for r in self.eval_rows))
