@@ -4,12 +4,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test lint bench random-games clean
+.PHONY: setup run test lint bench train-bench random-games clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e ".[dev]"
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -c constraints.txt -e ".[dev,train]"
 	touch $(STAMP)
 
 setup: $(STAMP)
@@ -27,6 +28,9 @@ lint: setup
 
 bench: setup
 	$(BIN)/python benchmarks/env_speed.py
+
+train-bench: setup
+	$(BIN)/python benchmarks/training_speed.py
 
 random-games: setup
 	$(BIN)/python benchmarks/random_games.py --games 10000

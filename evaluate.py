@@ -3,7 +3,7 @@
     python evaluate.py --seats SPEC,SPEC,... --games N [--seed S] [--rules classic] [--json PATH]
                        [--chart PATH] [--workers W]
 
-With no arguments it runs the project's strongest agents against the scripted baselines.
+With no arguments it runs the shipped policy (``ppo``) against the scripted baselines.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ import tempfile
 
 from agents.tournament import format_table, plot, run_tournament
 
-#: what `python evaluate.py` plays with no arguments (the strongest agent against the baselines)
-DEFAULT_SEATS = "deduction,notebook,random,random"
+#: what `python evaluate.py` plays with no arguments: the shipped policy against the baselines
+DEFAULT_SEATS = "ppo,deduction,notebook,random"
 DEFAULT_GAMES = 400
 
 

@@ -8,9 +8,11 @@ Plays all-``deduction`` games; at every change of seat 0's evidence it times
 (c) the full posterior (exact counting when it fits a 300,000-step budget, else importance
 sampling with 400 draws).
 Where exact counting succeeds with a large budget it compares with the exact marginals
-the importance-sampling estimate, the Markov chain alone, and the sampler as the agent uses it
-(exact draws when counting fits 20,000 steps, else the chain): RMS and worst absolute error,
-positions with an error over 0.2, and the mean signed error (bias) of the importance estimate.
+the importance-sampling estimate, the Markov chain alone, the sampler as the agent uses it
+(exact draws when counting fits 20,000 steps, else the chain), and the fast approximate marginals
+(``clue_env.engine.marginals``, what ``belief_features=True`` and the learned policy use): RMS and
+worst absolute error, positions with an error over 0.2, and the mean signed error (bias) of the
+importance estimate; and the fast marginals' time per update.
 """
 
 from __future__ import annotations
@@ -42,12 +44,13 @@ def main(argv: list[str] | None = None) -> int:
 
     import clue_env
     from agents import make_agent
+    from clue_env.engine.marginals import approx_marginals
     from clue_env.engine.witness import Witness
 
     report = {}
     for p in [int(x) for x in args.players.split(",")]:
         t_update, t_sample, t_post, exact_hits = [], [], [], 0
-        errs_signed, errs_abs, errs_is = [], [], []
+        errs_signed, errs_abs, errs_is, errs_fast, t_fast = [], [], [], [], []
         _EXACT.clear()
         for g in range(args.games):
             env = clue_env.raw_env(num_players=p)
@@ -70,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
                 t_update.append(time.perf_counter() - t0)
                 k = w.knowledge
                 t0 = time.perf_counter()
+                fast = approx_marginals(k)
+                t_fast.append(time.perf_counter() - t0)
+                t0 = time.perf_counter()
                 k.sample_deals(64, rng, sweeps=1, burn_in=20)
                 t_sample.append(time.perf_counter() - t0)
                 t0 = time.perf_counter()
@@ -84,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
                     errs_signed.append(chain.marginals - exact.marginals)
                     errs_abs.append(np.abs(used.marginals - exact.marginals))
                     errs_is.append(imp.marginals - exact.marginals)
+                    errs_fast.append(fast - exact.marginals)
                     _EXACT.append(exact.marginals)
 
         def stats(xs):
@@ -120,6 +127,17 @@ def main(argv: list[str] | None = None) -> int:
                 "positions_with_error_over_0.2": int(sum(1 for e in errs_is if np.abs(e).max() > 0.2)),
                 "worst_abs_error": float(max(np.abs(e).max() for e in errs_is)) if errs_is else None,
                 "mean_signed_error_of_entries_with_p_in_0.05_0.95": _mid_bias(errs_is),
+            },
+            "fast_marginals": {
+                "note": "clue_env.engine.marginals.approx_marginals (belief_features=True, the learned policy)",
+                "time": stats(t_fast),
+                "rms_error": float(np.sqrt(np.mean([np.mean(e**2) for e in errs_fast]))) if errs_fast else None,
+                "mean_abs_error_of_entries_with_p_in_0.05_0.95": float(
+                    np.mean(np.concatenate([np.abs(e)[(x > 0.05) & (x < 0.95)] for e, x in zip(errs_fast, _EXACT)]))
+                )
+                if errs_fast
+                else None,
+                "worst_abs_error": float(max(np.abs(e).max() for e in errs_fast)) if errs_fast else None,
             },
             "as_used_vs_exact": {
                 "note": "the agent's sampler: exact draws when counting fits 20k steps, else the chain",

@@ -113,7 +113,16 @@ CASES = [
     (4, 10, 2, False, "edition2023"),
     (4, 11, 0, False, "edition2023"),
     (2, 12, 1, True, "edition2023"),
+    (4, 13, 1, "sampled", "classic"),
 ]
+
+
+def _policy_features(obs, infos, viewer, n):
+    """The learned policy's extra pieces (clue_env.training.features) along the replay."""
+    from clue_env.training.features import SeatFeatures
+
+    sf = SeatFeatures(viewer, n)
+    return [sf.update(o, i).copy() for o, i in zip(obs, infos)]
 
 
 @pytest.mark.parametrize("n, seed, viewer, beliefs, rules", CASES)
@@ -159,6 +168,11 @@ def test_R31_observation_unchanged_under_consistent_redeal(n, seed, viewer, beli
         for k, (a_, b_) in enumerate(zip(base_obs, obs)):
             assert np.array_equal(a_, b_), f"step {k}: player_{viewer}'s observation depends on cards it cannot see"
         assert infos == base_infos
+        if beliefs:  # the policy's features too (what the ppo agent computes for its seat)
+            for k, (a_, b_) in enumerate(
+                zip(_policy_features(base_obs, base_infos, viewer, n), _policy_features(obs, infos, viewer, n))
+            ):
+                assert np.array_equal(a_, b_), f"step {k}: policy features depend on cards player_{viewer} cannot see"
         if accepted >= (5 if beliefs else 15):
             break
     assert accepted >= 3, f"only {accepted} consistent re-deals found"

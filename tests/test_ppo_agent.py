@@ -1,0 +1,87 @@
+"""The ``ppo`` agent: loads policy files, plays only legal actions, and the shipped policy is in place."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import clue_env  # noqa: E402
+from agents import make_agent  # noqa: E402
+from agents.ppo_agent import SHIPPED_POLICY  # noqa: E402
+from agents.tournament import run_tournament  # noqa: E402
+from clue_env.training.checkpoint import load_policy, save_policy  # noqa: E402
+from clue_env.training.features import POLICY_LAYOUT, layout_hash  # noqa: E402
+from clue_env.training.network import CluePolicyNet  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("pol") / "tiny.pt"
+    save_policy(str(path), CluePolicyNet(hidden=32, card_hidden=16, context_to_card=16))
+    return str(path)
+
+
+@pytest.mark.parametrize("rules, n", [("classic", 3), ("classic", 6), ("edition2023", 2), ("edition2023", 4)])
+def test_ppo_agent_plays_only_legal_actions(tiny, rules, n):
+    env = clue_env.raw_env(num_players=n, rules=rules, max_turns=40)
+    agents = [make_agent(f"ppo:{tiny}", seat=i, num_players=n, rules=rules, seed=i) for i in range(n)]
+    for g in range(2):
+        env.reset(seed=g)
+        for a in agents:
+            a.reset()
+        while not env.game_over:
+            name = env.agent_selection
+            seat = env.possible_agents.index(name)
+            obs = env.observe(name)
+            act = agents[seat].act(obs, env.infos[name])
+            assert obs["action_mask"][act] == 1
+            env.step(act)
+
+
+def test_network_logits_cover_every_action_and_follow_the_layout():
+    net = CluePolicyNet(hidden=32, card_hidden=16, context_to_card=16)
+    x = torch.rand(3, POLICY_LAYOUT.size)
+    logits, value = net.logits_and_value(x)
+    assert logits.shape == (3, clue_env.raw_env().codec.n) and value.shape == (3,)
+    # accusation logits are additive in the three cards (one easy function: the likeliest triple)
+    acc = logits[:, 267:].reshape(3, 6, 6, 9)
+    d = acc[:, 1, 2, 3] - acc[:, 0, 2, 3] - (acc[:, 1, 4, 5] - acc[:, 0, 4, 5])
+    assert torch.allclose(d, torch.zeros(3), atol=1e-5)
+
+
+def test_shipped_policy_is_present_small_and_loads():
+    assert os.path.isfile(SHIPPED_POLICY), "models/clue_ppo.pt is missing"
+    assert os.path.getsize(SHIPPED_POLICY) < 8 * 1024 * 1024
+    net, meta = load_policy(SHIPPED_POLICY)
+    assert meta.get("command", "").startswith("python train.py") and meta.get("commit")
+    assert layout_hash()  # the file matched this layout, or load_policy would have refused it
+
+
+def test_shipped_policy_beats_random_in_a_short_tournament():
+    s = run_tournament(["ppo", "random", "random", "random"], 12, seed=3, workers=1, progress=False)
+    assert s["results"]["ppo"]["wins"] >= 11
+    assert s["results"]["ppo"]["wrong_accusations"] == 0
+
+
+def test_ppo_agent_is_deterministic_given_the_game(tiny):
+    def play() -> list[int]:
+        env = clue_env.raw_env(num_players=4)
+        env.reset(seed=5)
+        ags = [make_agent(f"ppo:{tiny}", seat=i, num_players=4) for i in range(4)]
+        out = []
+        for _ in range(60):
+            if env.game_over:
+                break
+            name = env.agent_selection
+            a = ags[env.possible_agents.index(name)].act(env.observe(name), env.infos[name])
+            out.append(a)
+            env.step(a)
+        return out
+
+    assert play() == play()
+    assert np.all(np.array(play()) >= 0)
