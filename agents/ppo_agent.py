@@ -23,7 +23,12 @@ _NETS: dict[str, Any] = {}
 
 
 def _net(path: str) -> Any:
-    key = os.path.abspath(path)
+    """The network in ``path``, loaded once per process (and again when the file changes)."""
+    try:
+        st = os.stat(path)
+        key: Any = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
+    except OSError:
+        key = os.path.abspath(path)  # load_policy reports the missing file
     if key not in _NETS:
         from clue_env.training.checkpoint import load_policy
 

@@ -85,3 +85,18 @@ def test_ppo_agent_is_deterministic_given_the_game(tiny):
 
     assert play() == play()
     assert np.all(np.array(play()) >= 0)
+
+
+def test_a_rewritten_policy_file_is_reloaded(tmp_path):
+    """A process that already loaded a path must see a new file written there (training evals)."""
+    path = str(tmp_path / "p.pt")
+    torch.manual_seed(1)
+    save_policy(path, CluePolicyNet(hidden=16, card_hidden=8, context_to_card=8))
+    a = make_agent(f"ppo:{path}", seat=0, num_players=4)
+    os.utime(path, ns=(1, 1))
+    torch.manual_seed(2)
+    save_policy(path, CluePolicyNet(hidden=16, card_hidden=8, context_to_card=8))
+    b = make_agent(f"ppo:{path}", seat=0, num_players=4)
+    assert a.net is not b.net
+    wa, wb = a.net.state_dict(), b.net.state_dict()
+    assert any(not torch.equal(wa[k], wb[k]) for k in wa)

@@ -6,6 +6,7 @@ The run directory holds everything needed to reproduce and resume it::
     checkpoints/imitation.pt        policy after imitation (skipped on --resume)
     checkpoints/ppo_latest.zip      SB3 model (weights + optimizer) at the last PPO checkpoint
     checkpoints/state.json          how far PPO got
+    checkpoints/policy_<steps>.pt   the policy at each PPO checkpoint
     policy.pt                       the final policy file (clue_env.training.checkpoint)
     eval.jsonl  curve.png           periodic evaluation against the baselines
     tb/                             TensorBoard logs
@@ -356,7 +357,7 @@ class Trainer:
                 tmp = zip_path + ".tmp.zip"
                 model.save(tmp)
                 os.replace(tmp, zip_path)
-                policy_path = os.path.join(self.ckpt, "policy_latest.pt")
+                policy_path = os.path.join(self.ckpt, f"policy_{int(model.num_timesteps)}.pt")
                 save_policy(policy_path, model.policy.net, {"phase": "ppo", "timesteps": int(model.num_timesteps)})
                 atomic_write_text(state_path, json.dumps({"chunks": c + 1, "timesteps": int(model.num_timesteps)}))
                 if (c + 1) % self.cfg.eval.every_checkpoints == 0 or c + 1 == n_chunks:
