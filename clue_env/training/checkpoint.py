@@ -48,6 +48,9 @@ def atomic_torch_save(obj: Any, path: str) -> None:
     d = os.path.dirname(os.path.abspath(path))
     os.makedirs(d, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".pt")
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a policy file is an ordinary file
     try:
         with os.fdopen(fd, "wb") as f:
             torch.save(obj, f)

@@ -96,6 +96,8 @@ class TrainConfig:
     seed: int = 0
     rules: str = "classic"
     num_players: tuple[int, ...] = (4,)
+    #: start from this policy file instead of imitation (a path relative to the working directory)
+    init: str = ""
     net: NetConfig = field(default_factory=NetConfig)
     imitation: ImitationConfig = field(default_factory=ImitationConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
@@ -225,6 +227,8 @@ def _check(obj: Any, where: str) -> None:
     elif isinstance(obj, EvalConfig):
         _positive(where, games=obj.games, workers=obj.workers, every_checkpoints=obj.every_checkpoints)
     elif isinstance(obj, TrainConfig):
+        if obj.init and not os.path.isfile(obj.init):
+            raise TrainConfigError(f"init: policy file {obj.init!r} does not exist (train it first, see its config's comment)")
         if obj.seed < 0:
             raise TrainConfigError(f"seed must be >= 0, got {obj.seed}")
 

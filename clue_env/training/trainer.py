@@ -337,7 +337,7 @@ class Trainer:
                     vf_coef=p.vf_coef,
                     max_grad_norm=p.max_grad_norm,
                     target_kl=p.target_kl,
-                    policy_kwargs={"net_kwargs": self.cfg.net.__dict__.copy()},
+                    policy_kwargs={"net_kwargs": net.config()},
                     tensorboard_log=os.path.join(self.out, "tb"),
                     seed=self.cfg.seed,
                     device="cpu",
@@ -378,7 +378,13 @@ class Trainer:
         torch.manual_seed(_seed_of(self.cfg.seed, 0))
         net = CluePolicyNet(**self.cfg.net.__dict__)
         t0 = time.time()
-        net = self.imitation(net)
+        if self.cfg.init:
+            net, _ = load_policy(self.cfg.init)  # CheckpointError (a ValueError) names the problem
+            self._log(f"starting from {self.cfg.init} (no imitation)")
+            if not self.resume or not self.eval_rows:
+                self._evaluate(self.cfg.init, 0, "init")
+        else:
+            net = self.imitation(net)
         net = self.ppo(net)
         final = os.path.join(self.out, "policy.pt")
         with open(os.path.join(self.out, "run.json"), encoding="utf-8") as f:
