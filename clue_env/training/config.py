@@ -227,8 +227,6 @@ def _check(obj: Any, where: str) -> None:
     elif isinstance(obj, EvalConfig):
         _positive(where, games=obj.games, workers=obj.workers, every_checkpoints=obj.every_checkpoints)
     elif isinstance(obj, TrainConfig):
-        if obj.init and not os.path.isfile(obj.init):
-            raise TrainConfigError(f"init: policy file {obj.init!r} does not exist (train it first, see its config's comment)")
         if obj.seed < 0:
             raise TrainConfigError(f"seed must be >= 0, got {obj.seed}")
 

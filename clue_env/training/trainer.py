@@ -379,6 +379,10 @@ class Trainer:
         net = CluePolicyNet(**self.cfg.net.__dict__)
         t0 = time.time()
         if self.cfg.init:
+            if not os.path.isfile(self.cfg.init):
+                raise FileNotFoundError(
+                    f"init: policy file {self.cfg.init!r} does not exist (train it first: see the config's comment)"
+                )
             net, _ = load_policy(self.cfg.init)  # CheckpointError (a ValueError) names the problem
             self._log(f"starting from {self.cfg.init} (no imitation)")
             if not self.resume or not self.eval_rows:
