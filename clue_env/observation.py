@@ -78,8 +78,8 @@ BELIEF_PIECES: tuple[tuple[str, tuple[int, ...], str], ...] = (
 class Layout:
     """Offsets of the named pieces; sizes are derived from :data:`PIECES`, never repeated."""
 
-    def __init__(self, belief: bool = False) -> None:
-        self.pieces = PIECES + (BELIEF_PIECES if belief else ())
+    def __init__(self, belief: bool = False, pieces: tuple[tuple[str, tuple[int, ...], str], ...] | None = None) -> None:
+        self.pieces = pieces if pieces is not None else PIECES + (BELIEF_PIECES if belief else ())
         self.offset: dict[str, int] = {}
         self.shape: dict[str, tuple[int, ...]] = {}
         self.doc: dict[str, str] = {}

@@ -46,23 +46,8 @@ POLICY_PIECES: tuple[tuple[str, tuple[int, ...], str], ...] = (
 )
 
 
-class PolicyLayout(Layout):
-    """The env's pieces followed by :data:`POLICY_PIECES`."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.pieces = PIECES + POLICY_PIECES
-        self._slices = {}
-        off = 0
-        for name, shape, doc in self.pieces:
-            self.offset[name] = off
-            self.shape[name] = shape
-            self.doc[name] = doc
-            off += int(np.prod(shape))
-        self.size = off
-
-
-POLICY_LAYOUT = PolicyLayout()
+#: the env's pieces followed by :data:`POLICY_PIECES`
+POLICY_LAYOUT = Layout(pieces=PIECES + POLICY_PIECES)
 BASE_SIZE = LAYOUT.size
 
 
