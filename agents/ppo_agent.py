@@ -2,8 +2,8 @@
 
 The agent keeps its seat's policy features (:class:`clue_env.training.features.SeatFeatures`)
 from the observation and ``info["events"]`` it is handed, exactly as in training, and plays the
-network's most probable legal action (``ppo:PATH`` with ``sample=true``-style sampling is not
-offered: evaluation is deterministic given the game). Needs the ``train`` extra (torch).
+network's most probable legal action, so its play is deterministic given the game. Needs the
+``train`` extra (torch).
 """
 
 from __future__ import annotations

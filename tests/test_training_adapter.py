@@ -50,6 +50,16 @@ def passive(mask: np.ndarray) -> int:
     return int(legal[legal < CODEC.ACCUSE][0])
 
 
+def play_out(e, choose) -> tuple[float, bool, bool, dict]:
+    """Step until the episode ends; (total reward, terminated, truncated, last info)."""
+    total, done = 0.0, False
+    while not done:
+        _, r, term, trunc, info = e.step(choose(e.action_masks()))
+        total += r
+        done = term or trunc
+    return total, term, trunc, info
+
+
 def test_gymnasium_and_sb3_checkers():
     from gymnasium.utils.env_checker import check_env
 
@@ -72,11 +82,7 @@ def test_observation_is_the_learners_own_and_in_space():
 def test_R28_final_reward_reaches_learner_when_an_opponent_wins():
     e = SingleLearnerEnv([factory(RIGHT)], num_players=4, learner_seat=0)
     e.reset(seed=1, options=DEAL)
-    total, done = 0.0, False
-    while not done:
-        _, r, term, trunc, info = e.step(passive(e.action_masks()))
-        total += r
-        done = term or trunc
+    total, term, trunc, info = play_out(e, passive)
     assert term and not trunc
     assert total == -1.0 and info["won"] is False and info["wrong_accusation"] is False
 
@@ -107,11 +113,7 @@ def test_R29_last_player_standing_rewards_the_learner():
         "player_1": ["white", "green", "dagger", "conservatory", "dining_room", "library"],
         "player_2": ["peacock", "lead_pipe", "revolver", "billiard_room", "lounge", "study"]}}  # fmt: skip
     e.reset(seed=4, options=deal)
-    total, done = 0.0, False
-    while not done:
-        _, r, term, trunc, info = e.step(passive(e.action_masks()))
-        total += r
-        done = term or trunc
+    total, term, trunc, info = play_out(e, passive)
     assert total == 1.0 and info["won"] is True
 
 
@@ -140,12 +142,7 @@ def test_episode_rewards_sum_to_the_game_outcome():
     rng = np.random.default_rng(0)
     for ep in range(8):
         e.reset(seed=100 + ep)
-        total, done = 0.0, False
-        while not done:
-            legal = np.flatnonzero(e.action_masks())
-            _, r, term, trunc, info = e.step(int(rng.choice(legal)))
-            total += r
-            done = term or trunc
+        total, term, trunc, info = play_out(e, lambda m: int(rng.choice(np.flatnonzero(m))))
         seat = int(info["seat"].split("_")[1])
         g = e.env.game
         if info["wrong_accusation"]:

@@ -68,6 +68,7 @@ def record_game(
     feats = {s: SeatFeatures(s, n) for s in record}
     rows: dict[int, list[tuple[np.ndarray, np.ndarray, int]]] = {s: [] for s in record}
     names = env.possible_agents
+    totals = {s: 0.0 for s in record}
     while not env.game_over:
         name = env.agent_selection
         s = names.index(name)
@@ -81,13 +82,16 @@ def record_game(
             if s in drivers:
                 a = int(drivers[s].act({"observation": pobs, "action_mask": o["action_mask"]}, info))
         env.step(a)
-    winner = env.game.winner
+        for t in record:  # the env's own reward accounting (R28, R29)
+            totals[t] += env.rewards[names[t]]
+    w = env.winner()
+    winner = names.index(w) if w is not None else -1
     parts = []
     for s in record:
         r = rows[s]
         if not r:
             continue
-        final = _final_reward(env, s)
+        final = totals[s]
         T = len(r)
         ret = np.array([final * gamma ** (T - 1 - t) for t in range(T)], dtype=np.float32)
         parts.append(Batch(np.stack([x[0] for x in r]), np.stack([x[1] for x in r]), np.array([x[2] for x in r]), ret))
@@ -95,17 +99,6 @@ def record_game(
         D, A = POLICY_LAYOUT.size, env.codec.n
         return Batch(np.zeros((0, D), np.float16), np.zeros((0, A), bool), np.zeros(0, int), np.zeros(0, np.float32)), winner
     return Batch.concat(parts), winner
-
-
-def _final_reward(env: raw_env, seat: int) -> float:
-    """The seat's total reward over the game (R28: -1 for a wrong accusation; +1/-1 at the end)."""
-    cfg = env.rules
-    g = env.game
-    if g.eliminated[seat]:
-        return float(cfg.reward_wrong_accusation)
-    if g.truncated or g.winner < 0:
-        return float(cfg.reward_draw)
-    return float(cfg.reward_win if g.winner == seat else cfg.reward_lose)
 
 
 ActorFactory = Callable[[int, int, RulesConfig, int], Actor]
