@@ -152,13 +152,13 @@ class DeductionAgent(Agent):
         return self.witness.knowledge
 
     def _certain(self, k) -> tuple[int, ...] | None:
-        if self._solution_version != k._version:
+        if self._solution_version != k.version:
             self._solution = k.solution_if_certain(max_candidates=8)
-            self._solution_version = k._version
+            self._solution_version = k.version
         return self._solution
 
     def _gains(self, k) -> np.ndarray:
-        if self._gain_version != k._version or self._gain is None:
+        if self._gain_version != k.version or self._gain is None:
             try:
                 samples = k.sample_deals(self.samples, self.rng, sweeps=1, burn_in=20, exact_budget=self.exact_budget)
             except Contradiction:
@@ -179,7 +179,7 @@ class DeductionAgent(Agent):
                     trip[t] = trip.get(t, 0) + 1
                 best = max(trip.items(), key=lambda kv: kv[1])
                 self._best_triple = (best[0], best[1] / len(samples))  # type: ignore[assignment]
-            self._gain_version = k._version
+            self._gain_version = k.version
         return self._gain
 
     # ------------------------------------------------------------------ decisions

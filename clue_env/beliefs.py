@@ -10,7 +10,8 @@ possibility table to the hand sizes and refutations (:mod:`clue_env.engine.margi
 the opening, a fraction of a millisecond after); ``"sampled"`` counts the posterior exactly when
 that is cheap and otherwise estimates it by importance sampling with a generator seeded from the
 env's seed (same seed, same features), slower but closer to the true posterior.
-Either is recomputed only when the seat's evidence changes, and only for the seats observed.
+Either is recomputed only when what the seat can conclude changes (:meth:`Knowledge.fingerprint
+<clue_env.engine.knowledge.Knowledge.fingerprint>`), and only for the seats observed.
 """
 
 from __future__ import annotations
@@ -45,13 +46,22 @@ class BeliefFeatures:
         self.rngs = rng.spawn(n)
         self.cache: list[np.ndarray | None] = [None] * n
         self.version = [-1] * n
+        self.fingerprint: list[tuple | None] = [None] * n
 
     def features(self, seat: int, view: SeatLog) -> np.ndarray:
         w = self.witnesses[seat]
         w.feed(view)
         k = w.knowledge
         vec = self.cache[seat]
-        if vec is None or self.version[seat] != k._version:
+        if vec is not None and self.version[seat] == k.version:
+            return vec
+        try:
+            fp: tuple | None = k.fingerprint()
+        except Contradiction:  # cannot happen with a consistent log
+            fp = None
+        if vec is None or fp is None or fp != self.fingerprint[seat]:
+            # evidence that taught the seat nothing new (fingerprint unchanged) keeps the vector
+            self.fingerprint[seat] = fp
             vec = np.zeros((N_CARDS, MAX_SEATS + 2), dtype=np.float32)
             try:
                 if self.method == "fast":
@@ -70,5 +80,5 @@ class BeliefFeatures:
                 pass
             vec = vec.reshape(-1)
             self.cache[seat] = vec
-            self.version[seat] = k._version
+        self.version[seat] = k.version
         return vec

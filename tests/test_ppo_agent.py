@@ -100,3 +100,31 @@ def test_a_rewritten_policy_file_is_reloaded(tmp_path):
     assert a.net is not b.net
     wa, wb = a.net.state_dict(), b.net.state_dict()
     assert any(not torch.equal(wa[k], wb[k]) for k in wa)
+
+
+def test_network_forward_equals_its_plain_reference_and_gradients_agree():
+    """forward() splits two first layers by column blocks for speed; same function, same gradients."""
+    torch.manual_seed(3)
+    net = CluePolicyNet(hidden=32, card_hidden=16, context_to_card=16)
+    env = clue_env.env(num_players=4)
+    agent = make_agent("ppo", seat=0, num_players=4, seed=0)
+    xs = []
+    env.reset(seed=2)
+    rng = np.random.default_rng(0)
+    for _a in env.agent_iter(max_iter=200):
+        obs, _r, term, trunc, info = env.last()
+        if env.agent_selection == "player_0" and not (term or trunc):
+            xs.append(agent.policy_input(obs, info).copy())
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    x = torch.from_numpy(np.stack(xs + [np.random.default_rng(1).random(POLICY_LAYOUT.size, dtype=np.float32)]))
+    a, ha = net(x)
+    b, hb = net.reference_forward(x)
+    torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(ha, hb)
+    ga = torch.autograd.grad(a.logsumexp(-1).sum(), list(net.parameters()), allow_unused=True)
+    gb = torch.autograd.grad(b.logsumexp(-1).sum(), list(net.parameters()), allow_unused=True)
+    for p, u, v in zip(net.parameters(), ga, gb):
+        if u is None or v is None:
+            assert u is None and v is None, p.shape
+        else:
+            torch.testing.assert_close(u, v, atol=1e-4, rtol=1e-4)

@@ -96,6 +96,8 @@ class Knowledge:
         self.excluded: set[tuple[int, int, int]] = set()
         self._version = 0
         self._prop_version = -1
+        self._fp: tuple | None = None
+        self._fp_version = -1
         self._chain: list[int] | None = None  # MCMC state: location of every card
 
     # ------------------------------------------------------------------ evidence
@@ -110,6 +112,24 @@ class Knowledge:
 
     def _changed(self) -> None:
         self._version += 1
+
+    @property
+    def version(self) -> int:
+        """A counter that grows with every piece of evidence added (cache key for derived facts)."""
+        return self._version
+
+    def fingerprint(self) -> tuple:
+        """A hashable summary of the propagated state: the possibility table, the live refutation
+        clauses (in order) and the excluded triples. Everything this class derives (certain facts,
+        posteriors, :func:`~clue_env.engine.marginals.approx_marginals`) is a function of it (and
+        of the fixed hand sizes and deck), so evidence that taught nothing new keeps the
+        fingerprint, and callers can keep what they computed. Raises :class:`Contradiction`.
+        """
+        self.propagate()
+        if self._fp_version != self._version or self._fp is None:
+            self._fp = (tuple(self.poss), tuple(self.clauses), frozenset(self.excluded))
+            self._fp_version = self._version
+        return self._fp
 
     def holds(self, holder: int, card: int) -> None:
         """``holder`` (a seat or extra holder index) holds ``card``."""

@@ -14,6 +14,8 @@ import numpy as np
 
 from .knowledge import Contradiction, Knowledge
 
+_sum = np.add.reduce
+
 
 def only_own_hand(k: Knowledge, me: int) -> bool:
     """Whether ``k`` holds nothing but seat ``me``'s own hand (the opening position)."""
@@ -30,36 +32,45 @@ def approx_marginals(k: Knowledge, iterations: int = 12) -> np.ndarray:
     Iterative proportional fitting of the possibility table (after propagation) to the holders'
     hand sizes and one envelope card per kind, with refutation clauses enforced softly.
     Raises :class:`Contradiction` when the evidence admits nothing.
+
+    Written for small arrays (a few numpy calls per iteration, ``np.add.reduce`` rather than the
+    method wrappers, clause cells as flat indices); the tests pin it to a plain reference
+    implementation bit for bit.
     """
     k.propagate()
     H, C = k.H, k.C
     nk = len(k.kind_sizes)
+    W = H + nk  # holders, then the envelope split per kind
     poss = ((np.array(k.poss, dtype=np.int64)[:, None] >> np.arange(H + 1)) & 1).astype(np.float64)
-    # envelope split per kind: (C, H + nk)
-    M = np.zeros((C, H + nk))
-    M[:, :H] = poss[:, :H]
+    P = np.zeros((C, W))
+    P[:, :H] = poss[:, :H]
     for j, cards in enumerate(k.kind_cards):
-        M[cards, H + j] = poss[cards, H]
+        P[cards, H + j] = poss[cards, H]
     target = np.array(list(k.caps) + [1.0] * nk)
-    clauses = [(h, [c for c in range(C) if (m >> c) & 1]) for h, m in k.clauses]
-    clauses = [(h, cs) for h, cs in clauses if not any(k.poss[c] == 1 << h for c in cs)]
-    P = M.copy()
-    for _ in range(iterations):
-        rs = P.sum(axis=1, keepdims=True)
-        if (rs <= 0).any():
+    clauses = []
+    for h, m in k.clauses:
+        cards = [c for c in range(C) if (m >> c) & 1]
+        if not any(k.poss[c] == 1 << h for c in cards):
+            clauses.append(np.array([c * W + h for c in cards], dtype=np.intp))
+    flat = P.reshape(-1)
+    scale = np.zeros(W)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for _ in range(iterations):
+            P /= _sum(P, 1)[:, None]  # a zero row turns into NaN and stays NaN: checked below
+            cs = _sum(P, 0)
+            np.divide(target, cs, out=scale, where=cs > 0)
+            P *= scale
+            for idx in clauses:
+                v = flat[idx]
+                s = _sum(v)
+                if 0 < s < 1:
+                    flat[idx] = v / s
+        if np.isnan(P).any():
             raise Contradiction("a card has no possible location")
-        P /= rs
-        cs = P.sum(axis=0)
-        scale = np.divide(target, cs, out=np.zeros_like(cs), where=cs > 0)
-        P *= scale
-        for h, cards in clauses:
-            s = P[cards, h].sum()
-            if 0 < s < 1:
-                P[cards, h] /= s
-    P /= P.sum(axis=1, keepdims=True)
-    out = np.zeros((C, H + 1))
+    P /= _sum(P, 1)[:, None]
+    out = np.empty((C, H + 1))
     out[:, :H] = P[:, :H]
-    out[:, H] = P[:, H:].sum(axis=1)
+    out[:, H] = _sum(P[:, H:], 1)
     return out
 
 

@@ -58,8 +58,12 @@ class PPOConfig:
     opponents: tuple[str, ...] = ("notebook",)
     opponent_weights: tuple[float, ...] | None = None
     n_envs: int = 2
-    #: SubprocVecEnv (True) or DummyVecEnv
+    #: environments in worker processes (True: :class:`~clue_env.training.vec_env.GroupedSubprocVecEnv`)
+    #: or all in this process (False: DummyVecEnv)
     subprocess: bool = True
+    #: worker processes for the environments (0: one per core, at most n_envs); each steps its
+    #: share of the n_envs in turn, so n_envs above the core count batches the policy's forward pass
+    workers: int = 0
     learning_rate: float = 3e-5
     n_steps: int = 512
     batch_size: int = 256
@@ -75,7 +79,10 @@ class PPOConfig:
     #: starts its environments from seeds derived from (seed, chunk), so a resumed run equals
     #: an uninterrupted one
     checkpoint_every: int = 20480
+    #: torch threads while collecting rollouts (the workers need the other cores)
     torch_threads: int = 1
+    #: torch threads for the gradient updates, while the workers wait (0: one per core)
+    update_threads: int = 0
 
 
 @dataclass(frozen=True)
@@ -220,6 +227,8 @@ def _check(obj: Any, where: str) -> None:
                   checkpoint_every=obj.checkpoint_every, torch_threads=obj.torch_threads)  # fmt: skip
         if obj.timesteps < 0:
             raise TrainConfigError(f"{where}.timesteps must be >= 0, got {obj.timesteps}")
+        if obj.workers < 0 or obj.update_threads < 0:
+            raise TrainConfigError(f"{where}: workers and update_threads must be >= 0 (0: one per core)")
         if obj.opponent_weights is not None and len(obj.opponent_weights) != len(obj.opponents):
             raise TrainConfigError(f"{where}.opponent_weights needs one weight per opponent ({len(obj.opponents)})")
         if not 0 < obj.gamma <= 1 or not 0 <= obj.gae_lambda <= 1:

@@ -73,11 +73,13 @@ class SeatFeatures:
         self.n = num_players
         self.witness: Witness | None = None
         self._version = -1
+        self._fingerprint: tuple | None = None
         self._vec = np.zeros(self.size, dtype=np.float32)
 
     def reset(self) -> None:
         self.witness = None
         self._version = -1
+        self._fingerprint: tuple | None = None
 
     @property
     def knowledge(self) -> Knowledge | None:
@@ -98,9 +100,15 @@ class SeatFeatures:
         w = self.witness
         w.feed(events)
         k = w.knowledge
-        if k._version != self._version:
-            self._vec = self._compute(k)
-            self._version = k._version
+        if k.version != self._version:
+            try:
+                fp: tuple | None = k.fingerprint()
+            except Contradiction:  # impossible with a consistent log
+                fp = None
+            if fp is None or fp != self._fingerprint:  # evidence that taught nothing new keeps the vector
+                self._vec = self._compute(k)
+                self._fingerprint = fp
+            self._version = k.version
         return self._vec
 
     def _compute(self, k: Knowledge) -> np.ndarray:

@@ -78,13 +78,24 @@ class CluePolicyNet(nn.Module):
             if q >= 0:
                 passage[r, q] = 1.0
         self.register_buffer("passage", passage, persistent=False)
+        kind = torch.zeros(1, N_CARDS, 3)
+        kind[0, :WEAPON_BASE, 0] = 1
+        kind[0, WEAPON_BASE:ROOM_BASE, 1] = 1
+        kind[0, ROOM_BASE:, 2] = 1
+        self.register_buffer("kind", kind, persistent=False)
         self._sl = {name: L.slice(name) for name, _s, _d in L.pieces}
 
     def piece(self, x: torch.Tensor, name: str) -> torch.Tensor:
         return x[:, self._sl[name]].reshape(x.shape[0], *POLICY_LAYOUT.shape[name])
 
     def card_features(self, x: torch.Tensor) -> torch.Tensor:
-        """(B, 21, CARD_FEATURES): per-card inputs."""
+        """(B, 21, CARD_FEATURES): per-card inputs (the last 21 columns are the card's one-hot identity)."""
+        B = x.shape[0]
+        ident = torch.eye(N_CARDS, device=x.device, dtype=x.dtype).expand(B, N_CARDS, N_CARDS)
+        return torch.cat([self._card_inputs(x), ident], dim=-1)
+
+    def _card_inputs(self, x: torch.Tensor) -> torch.Tensor:
+        """(B, 21, CARD_FEATURES - 21): :meth:`card_features` without the identity columns."""
         B = x.shape[0]
         p = self.piece
         belief = p(x, "belief")  # (B, 21, 8)
@@ -96,37 +107,53 @@ class CluePolicyNet(nn.Module):
         seen_board = p(x, "board_seen").unsqueeze(-1)
         sug = p(x, "suggestion")[:, MAX_SEATS:].unsqueeze(-1)  # this turn's named cards (21)
         dist = p(x, "my_room_dist")  # (B, 9)
-        room_dist = torch.zeros(B, N_CARDS, 1, device=x.device)
-        room_dist[:, ROOM_BASE:, 0] = dist
-        here = torch.zeros(B, N_CARDS, 1, device=x.device)
-        inside = (dist == 0).float() * (p(x, "seat_present")[:, :1] > 0).float()
-        here[:, ROOM_BASE:, 0] = inside
-        via_passage = torch.zeros(B, N_CARDS, 1, device=x.device)
-        via_passage[:, ROOM_BASE:, 0] = inside @ self.passage
-        board_room = torch.zeros(B, N_CARDS, 1, device=x.device)
-        board_room[:, ROOM_BASE:, 0] = p(x, "board_rooms")
-        kind = torch.zeros(B, N_CARDS, 3, device=x.device)
-        kind[:, :WEAPON_BASE, 0] = 1
-        kind[:, WEAPON_BASE:ROOM_BASE, 1] = 1
-        kind[:, ROOM_BASE:, 2] = 1
-        ident = torch.eye(N_CARDS, device=x.device).expand(B, N_CARDS, N_CARDS)
-        return torch.cat(
-            [belief, hand, shown, i_showed, solution, revealed, seen_board, sug, room_dist, here, via_passage,
-             board_room, kind, ident],
-            dim=-1,
-        )  # fmt: skip
+        inside = (dist == 0).to(x.dtype) * (p(x, "seat_present")[:, :1] > 0).to(x.dtype)
+        rooms = torch.stack([dist, inside, inside @ self.passage, p(x, "board_rooms")], dim=-1)  # (B, 9, 4)
+        rooms = torch.cat([rooms.new_zeros(B, ROOM_BASE, 4), rooms], dim=1)  # (B, 21, 4): zero for non-rooms
+        kind = self.kind.expand(B, N_CARDS, 3)
+        return torch.cat([belief, hand, shown, i_showed, solution, revealed, seen_board, sug, rooms, kind], dim=-1)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        B = x.shape[0]
+        h = self.context(x)
+        # The card MLP's first layer on [card inputs, one-hot identity, to_card(h)], split by column
+        # blocks: the identity block is a per-card bias and the context block is shared by all 21
+        # cards, so neither is multiplied 21 times (same function and parameters as the concatenation).
+        first = self.card[0]
+        nf = CARD_FEATURES - N_CARDS
+        w_in, w_id, w_ctx = first.weight[:, :nf], first.weight[:, nf:CARD_FEATURES], first.weight[:, CARD_FEATURES:]
+        pre = nn.functional.linear(self._card_inputs(x), w_in, first.bias) + w_id.t()
+        pre = pre + nn.functional.linear(self.to_card(h), w_ctx).unsqueeze(1)
+        e = self.card[3](self.card[2](self.card[1](pre)))  # ReLU, Linear, ReLU
+        heads = self.card_heads(e)  # (B, 21, 6)
+        sug, acc, show, enter, toward = (heads[..., i] for i in range(5))
+        flat = self.flat_head(h)
+        here = self.piece(x, "my_room_dist") == 0  # (B, 9): the room I am in (suggestions are made there)
+        e_here = (here.to(e.dtype).unsqueeze(-1) * e[:, ROOM_BASE:]).sum(dim=1)  # (B, card_hidden)
+        # pair(e_s, e_w, e_here) for the 6 x 6 (suspect, weapon) grid, its first layer split the same way
+        p0, ch = self.pair[0], self.card_hidden
+        ps = nn.functional.linear(e[:, :N_SUSPECTS], p0.weight[:, :ch])  # (B, 6, ch)
+        pw = nn.functional.linear(e[:, WEAPON_BASE:ROOM_BASE], p0.weight[:, ch : 2 * ch])  # (B, 6, ch)
+        ph = nn.functional.linear(e_here, p0.weight[:, 2 * ch :], p0.bias)  # (B, ch)
+        pre_pair = ps.unsqueeze(2) + pw.unsqueeze(1) + ph[:, None, None, :]  # (B, 6, 6, ch), row s, column w
+        pair = self.pair[2](self.pair[1](pre_pair)).reshape(B, N_SUSPECTS * N_WEAPONS)
+        suggest = sug[:, self.sug_s] + sug[:, self.sug_w] + pair
+        accuse = acc[:, self.acc_s] + acc[:, self.acc_w] + acc[:, self.acc_r] + self.accuse_gate(h)
+        logits = torch.cat([flat, enter[:, ROOM_BASE:], toward[:, ROOM_BASE:], suggest, show, accuse], dim=1)
+        return logits, h
+
+    def reference_forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """:meth:`forward` written as the plain concatenations it computes (slower; tests compare the two)."""
         B = x.shape[0]
         h = self.context(x)
         cf = self.card_features(x)
         ctx = self.to_card(h).unsqueeze(1).expand(B, N_CARDS, self.context_to_card)
         e = self.card(torch.cat([cf, ctx], dim=-1))
-        heads = self.card_heads(e)  # (B, 21, 6)
+        heads = self.card_heads(e)
         sug, acc, show, enter, toward = (heads[..., i] for i in range(5))
         flat = self.flat_head(h)
-        here = self.piece(x, "my_room_dist") == 0  # (B, 9): the room I am in (suggestions are made there)
-        e_here = (here.float().unsqueeze(-1) * e[:, ROOM_BASE:]).sum(dim=1)  # (B, card_hidden)
+        here = self.piece(x, "my_room_dist") == 0
+        e_here = (here.float().unsqueeze(-1) * e[:, ROOM_BASE:]).sum(dim=1)
         n_pairs = self.sug_s.shape[0]
         pair_in = torch.cat([e[:, self.sug_s], e[:, self.sug_w], e_here.unsqueeze(1).expand(B, n_pairs, -1)], dim=-1)
         suggest = sug[:, self.sug_s] + sug[:, self.sug_w] + self.pair(pair_in).squeeze(-1)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import torch
+from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
@@ -63,4 +64,28 @@ class CluePolicy(MaskableActorCriticPolicy):
         return data
 
 
-__all__ = ["CluePolicy"]
+class CluePPO(MaskablePPO):
+    """MaskablePPO that collects rollouts with one torch thread count and updates with another.
+
+    ``threads = (rollout, update)``: while the environments step in worker processes, the
+    policy's batch-of-a-few forward passes want one thread (the other cores are the workers');
+    during the gradient updates the workers wait, so the minibatch passes can use every core.
+    """
+
+    threads: tuple[int, int] | None = None
+
+    def train(self) -> None:
+        if self.threads is None:
+            return super().train()
+        rollout, update = self.threads
+        torch.set_num_threads(update)
+        try:
+            super().train()
+        finally:
+            torch.set_num_threads(rollout)
+
+    def _excluded_save_params(self) -> list[str]:
+        return [*super()._excluded_save_params(), "threads"]
+
+
+__all__ = ["CluePolicy", "CluePPO"]

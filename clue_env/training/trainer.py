@@ -281,9 +281,10 @@ class Trainer:
 
     # ------------------------------------------------------------------ PPO
     def _vec_env(self) -> Any:
-        from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+        from stable_baselines3.common.vec_env import DummyVecEnv
 
         from .adapter import SingleLearnerEnv
+        from .vec_env import GroupedSubprocVecEnv
 
         p = self.cfg.ppo
         factories = [self.factory_for(s) for s in p.opponents]
@@ -295,7 +296,7 @@ class Trainer:
 
         fns = [make] * p.n_envs
         if p.subprocess and p.n_envs > 1:
-            return SubprocVecEnv(fns, start_method="fork" if sys.platform.startswith("linux") else None)
+            return GroupedSubprocVecEnv(fns, n_workers=p.workers or None)
         return DummyVecEnv(fns)
 
     def ppo(self, net: Any) -> Any:
@@ -303,10 +304,9 @@ class Trainer:
         if p.timesteps <= 0:
             return net
         import torch
-        from sb3_contrib import MaskablePPO
         from stable_baselines3.common.utils import set_random_seed
 
-        from .sb3_policy import CluePolicy
+        from .sb3_policy import CluePolicy, CluePPO
 
         torch.set_num_threads(p.torch_threads)
         rollout = p.n_steps * p.n_envs
@@ -320,10 +320,10 @@ class Trainer:
             if self.resume and os.path.exists(zip_path) and os.path.exists(state_path):
                 with open(state_path, encoding="utf-8") as f:
                     done = int(json.load(f)["chunks"])
-                model = MaskablePPO.load(zip_path, env=env, device="cpu")
+                model = CluePPO.load(zip_path, env=env, device="cpu")
                 self._log(f"resume: PPO from chunk {done} ({model.num_timesteps} timesteps)")
             else:
-                model = MaskablePPO(
+                model = CluePPO(
                     CluePolicy,
                     env,
                     learning_rate=p.learning_rate,
@@ -344,6 +344,7 @@ class Trainer:
                     verbose=0,
                 )
                 model.policy.net.load_state_dict(net.state_dict())
+            model.threads = (p.torch_threads, p.update_threads or os.cpu_count() or 1)
             bar = _ProgressBar(n_chunks * chunk_steps, done * chunk_steps, self.progress)
             for c in range(done, n_chunks):
                 s = _seed_of(self.cfg.seed, 3, c)
