@@ -15,6 +15,7 @@ import numpy as np
 from clue_env.codec import default_codec
 from clue_env.engine.board import classic_board
 from clue_env.engine.cards import N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS, ROOM_BASE, WEAPON_BASE
+from clue_env.engine.events import HIDDEN, NOBODY, NoRefute, Peek, Reveal, Suggest
 from clue_env.engine.game import Phase
 
 from . import register_agent
@@ -35,21 +36,21 @@ class NotebookAgent(Agent):
 
     def _read_log(self, events: Any) -> None:
         for ev in events[self._seen_events :]:
-            t = ev[0]
-            if t == "suggest" and ev[1] == self.seat:
-                self._last_suggestion = (ev[2], WEAPON_BASE + ev[3], ROOM_BASE + ev[4])
-            elif t == "no_refute" and ev[1] == self.seat and self._last_suggestion:
-                # nobody else holds them; with cards on the board (R30) they may lie there instead
-                if not self._board_game:
-                    self.in_envelope.update(self._last_suggestion)
-            elif t == "reveal":
-                if ev[3] >= 0:
-                    self.noted.add(ev[2])
-                else:
-                    self.nobody_holds.add(ev[2])
-            elif t == "peek" and ev[1] == self.seat and ev[3] >= 0:
-                self.noted.add(ev[3])
-                self.peeked_rooms.add(ev[2])
+            match ev:
+                case Suggest(seat=seat, suspect=sus, weapon=w, room=r) if seat == self.seat:
+                    self._last_suggestion = (sus, WEAPON_BASE + w, ROOM_BASE + r)
+                case NoRefute(suggester=seat) if seat == self.seat and self._last_suggestion:
+                    # nobody else holds them; with cards on the board (R30) they may lie there instead
+                    if not self._board_game:
+                        self.in_envelope.update(self._last_suggestion)
+                case Reveal(card=card, holder=holder):
+                    if holder != NOBODY:
+                        self.noted.add(card)
+                    else:
+                        self.nobody_holds.add(card)
+                case Peek(seat=seat, room=room, card=card) if seat == self.seat and card != HIDDEN:
+                    self.noted.add(card)
+                    self.peeked_rooms.add(room)
         self._seen_events = len(events)
         for c in self.nobody_holds:
             if c not in self.noted and not self._board_game:

@@ -18,6 +18,7 @@ import numpy as np
 
 import clue_env
 from clue_env.engine.config import RulesConfig
+from clue_env.engine.events import Accuse
 
 
 def wilson(wins: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -70,8 +71,8 @@ def play_game(specs: list[str], rules: str | RulesConfig, seed: int, index: int)
         decisions += 1
     wrong = [0] * p
     for ev in g.log:
-        if ev[0] == "accuse" and not ev[5]:
-            wrong[ev[1]] += 1
+        if isinstance(ev, Accuse) and not ev.correct:
+            wrong[ev.seat] += 1
     return GameResult(index, seats, g.winner, g.turn, g.truncated, wrong, decisions, time.perf_counter() - t0)
 
 

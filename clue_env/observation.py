@@ -19,7 +19,8 @@ import numpy as np
 
 from .engine.board import OFF_BOARD, Board
 from .engine.cards import N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS, ROOM_BASE, WEAPON_BASE
-from .engine.game import Event, Game, Phase, redact
+from .engine.events import NOBODY, Accuse, ClueCard, Event, Move, Pass, Peek, Reveal, Roll, Show, Suggest, Turn, WeaponMoved
+from .engine.game import Game, Phase
 
 MAX_SEATS = 6
 _LOC_W = N_ROOMS + 4  # room one-hot, hallway flag, row, col, off-board flag
@@ -132,8 +133,9 @@ def _loc_features(board: Board) -> np.ndarray:
 class SeatLog(Sequence):
     """Seat ``seat``'s view of the game log (R31), computed lazily from the shared log.
 
-    Behaves like a read-only list of event tuples; a ``show`` event carries its card only for
-    the suggester and the refuter (``-1`` for everyone else).
+    Behaves like a read-only list of events (:mod:`clue_env.engine.events`), each as
+    ``event.redacted(seat)``: a ``Show`` carries its card only for the suggester and the
+    refuter, a ``Peek`` only for the seat that looked (``HIDDEN`` for everyone else).
     """
 
     __slots__ = ("_log", "seat")
@@ -147,13 +149,13 @@ class SeatLog(Sequence):
 
     def __getitem__(self, i):  # type: ignore[override]
         if isinstance(i, slice):
-            return [redact(ev, self.seat) for ev in self._log[i]]
-        return redact(self._log[i], self.seat)
+            return [ev.redacted(self.seat) for ev in self._log[i]]
+        return self._log[i].redacted(self.seat)
 
     def __iter__(self):
         seat = self.seat
         for ev in self._log:
-            yield redact(ev, seat)
+            yield ev.redacted(seat)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (SeatLog, list, tuple)):
@@ -254,31 +256,24 @@ class ObservationEncoder:
         off = self.L.offset
         for i in range(self._seen, len(log)):
             ev = log[i]
-            t = ev[0]
-            if t == "move":
-                self._set_loc(ev[2], ev[3])
-            elif t == "roll":
+            t = type(ev)  # dispatch on the event type (most frequent first)
+            if t is Move:
+                sus = ev.suspect
+                node = ev.node
+                self._set_loc(sus, node)
+            elif t is Roll:
+                total = ev.total
+                dice = ev.dice
                 o = off["roll"]
-                b[:, o : o + _MAX_ROLL + 1] = self._roll_eye[min(ev[2], _MAX_ROLL)]
+                b[:, o : o + _MAX_ROLL + 1] = self._roll_eye[min(total, _MAX_ROLL)]
                 o = off["dice"]
-                for i, face in enumerate(ev[3][:_MAX_DICE]):
+                for k, face in enumerate(dice[:_MAX_DICE]):
                     if 1 <= face <= _FACES:
-                        b[:, o + i * _FACES + face - 1] = 1.0
-            elif t == "clue_card":
-                o = off["clue_card"]
-                if ev[3] >= 0:
-                    b[:, o + ev[3]] = 1.0
-                b[:, o + N_CARDS] = 1.0
-            elif t == "reveal":
-                card, holder = ev[2], ev[3]
-                o = off["revealed"] + card * (MAX_SEATS + 1)
-                for v in range(n):
-                    b[v, o + (self.rel[v][holder] if holder >= 0 else MAX_SEATS)] = 1.0
-            elif t == "peek":
-                b[ev[1], off["board_seen"] + ev[3]] = 1.0
-            elif t == "turn":
-                seat = ev[1]
-                b[:, off["turn"]] = ev[2] / g.cfg.max_turns
+                        b[:, o + k * _FACES + face - 1] = 1.0
+            elif t is Turn:
+                seat = ev.seat
+                turn = ev.turn
+                b[:, off["turn"]] = turn / g.cfg.max_turns
                 o = off["current"]
                 b[:, o : o + MAX_SEATS] = 0.0
                 o2 = off["roll"]
@@ -295,10 +290,11 @@ class ObservationEncoder:
                 b[:, k0 : k0 + N_CARDS + 1] = 0.0
                 for v in range(n):
                     b[v, o + self.rel[v][seat]] = 1.0
-            elif t == "weapon":
-                self._set_weapon(ev[2], ev[3])
-            elif t == "suggest":
-                seat, s, w, r = ev[1], ev[2], ev[3], ev[4]
+            elif t is Suggest:
+                seat = ev.seat
+                s = ev.suspect
+                w = ev.weapon
+                r = ev.room
                 self._named = (s, WEAPON_BASE + w, ROOM_BASE + r)
                 o = off["suggestion"]
                 for v in range(n):
@@ -307,16 +303,18 @@ class ObservationEncoder:
                 b[:, o + s] = 1.0
                 b[:, o + N_SUSPECTS + w] = 1.0
                 b[:, o + N_SUSPECTS + N_WEAPONS + r] = 1.0
-            elif t == "pass":
-                j = ev[1]
+            elif t is Pass:
+                j = ev.seat
                 o = off["passed"]
                 for v in range(n):
                     if v != j:
                         base = o + (self.rel[v][j] - 1) * N_CARDS
                         for c in self._named:
                             b[v, base + c] = 1.0
-            elif t == "show":
-                j, sug, card = ev[1], ev[2], ev[3]
+            elif t is Show:
+                j = ev.refuter
+                sug = ev.suggester
+                card = ev.card
                 o = off["showed"]
                 r0 = off["refuter"]
                 for v in range(n):
@@ -330,18 +328,42 @@ class ObservationEncoder:
                 b[sug, off["refuted_card"] + card] = 1.0
                 b[j, off["i_showed"] + (self.rel[j][sug] - 1) * N_CARDS + card] = 1.0
                 b[j, off["refuted_card"] + card] = 1.0
-            elif t == "accuse":
-                seat = ev[1]
+            elif t is WeaponMoved:
+                w = ev.weapon
+                r = ev.room
+                self._set_weapon(w, r)
+            elif t is Accuse:
+                seat = ev.seat
+                s = ev.suspect
+                w = ev.weapon
+                r = ev.room
+                correct = ev.correct
                 o = off["accusations"]
-                w = N_SUSPECTS + N_WEAPONS + N_ROOMS
+                width = N_SUSPECTS + N_WEAPONS + N_ROOMS
                 for v in range(n):
                     k = self.rel[v][seat]
-                    base = o + k * w
-                    b[v, base + ev[2]] = 1.0
-                    b[v, base + N_SUSPECTS + ev[3]] = 1.0
-                    b[v, base + N_SUSPECTS + N_WEAPONS + ev[4]] = 1.0
-                    if not ev[5]:
+                    base = o + k * width
+                    b[v, base + s] = 1.0
+                    b[v, base + N_SUSPECTS + w] = 1.0
+                    b[v, base + N_SUSPECTS + N_WEAPONS + r] = 1.0
+                    if not correct:
                         b[v, off["eliminated"] + k] = 1.0
+            elif t is ClueCard:
+                card = ev.card
+                o = off["clue_card"]
+                if card >= 0:
+                    b[:, o + card] = 1.0
+                b[:, o + N_CARDS] = 1.0
+            elif t is Reveal:
+                card = ev.card
+                holder = ev.holder
+                o = off["revealed"] + card * (MAX_SEATS + 1)
+                for v in range(n):
+                    b[v, o + (self.rel[v][holder] if holder != NOBODY else MAX_SEATS)] = 1.0
+            elif t is Peek:
+                seat = ev.seat
+                card = ev.card
+                b[seat, off["board_seen"] + card] = 1.0
         self._seen = len(log)
         self._sync_small()
 

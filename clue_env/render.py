@@ -29,8 +29,10 @@ from functools import lru_cache
 import numpy as np
 
 from .engine.board import Board
-from .engine.cards import CARDS, N_ROOMS, ROOM_BASE, ROOMS, SUSPECTS, WEAPON_BASE, WEAPONS
+from .engine.cards import CARDS, N_ROOMS, ROOMS, SUSPECTS, WEAPONS
+from .engine.events import ClueCard, Event, Reveal, Turn
 from .engine.game import Game, Phase
+from .engine.wording import OVER_REASONS, card_name, clue_effect_text, faces_text, is_glass, result_text, room_name
 
 #: one character per suspect token on the text board (suspects in card order)
 TOKEN_CHARS = "123456"
@@ -39,30 +41,10 @@ _LOG_LINES = 8
 
 
 # ---------------------------------------------------------------------- public wording
-#: how a game ended, as a reader would say it (``game.over_reason``)
-OVER_REASONS = {
-    "accusation": "correct accusation",
-    "last_player_standing": "last player standing",
-    "all_eliminated": "every player accused wrongly: the murderer escapes",
-    "max_turns": "turn limit reached",
-}
-
-
-def _card(game: Game, card: int, article: bool = True) -> str:
-    """Display name of card ``card`` (flat index); with ``article``, "the Rope", "the Kitchen card"."""
-    name = game.cfg.display(CARDS[card])
-    if not article or card < WEAPON_BASE:
-        return name
-    return f"the {name} card" if card >= ROOM_BASE else f"the {name}"
-
-
-def _room(game: Game, room: int) -> str:
-    return game.cfg.display(ROOMS[room])
-
-
-def _glass(game: Game, face: int) -> bool:
-    """Whether a die face shows the magnifying glass (R23: face 1 under the 2023 rules)."""
-    return bool(game.cfg.magnifying_glass) and face == 1
+_card = card_name
+_room = room_name
+_glass = is_glass
+_faces = faces_text
 
 
 def dice_text(game: Game, dice: tuple[int, ...] | None = None) -> str:
@@ -83,84 +65,17 @@ def _faces(game: Game, dice: tuple[int, ...]) -> str:
     return f"[{', '.join(faces)}] = {sum(dice)}"
 
 
-def result_text(game: Game, winner: int | None = None, reason: str | None = None) -> str:
-    """``player_0 (Miss Scarlet) wins (correct accusation)`` or ``nobody wins (...)``."""
-    winner = game.winner if winner is None else winner
-    reason = game.over_reason if reason is None else reason
-    who = f"{game.seat_name(winner)} wins" if winner >= 0 else "nobody wins"
-    why = OVER_REASONS.get(reason, reason)
-    return f"{who} ({why})" if why else who
-
-
-def public_line(game: Game, ev: tuple) -> str:
+def public_line(game: Game, ev: Event) -> str:
     """An event as everyone may read it (R31), with display names: a shown card is never named,
-    nor the card a player looks at in a room (R30)."""
-    t, seat = ev[0], game.seat_name
-    if t == "turn":
-        return f"turn {ev[2]}: {seat(ev[1])}"
-    if t == "roll":
-        return f"{seat(ev[1])} rolls {_faces(game, tuple(ev[3]))}" if ev[3] else f"{seat(ev[1])} rolls {ev[2]}"
-    if t == "move":
-        who, node, cause = game.cfg.display(SUSPECTS[ev[2]]), ev[3], ev[4]
-        if node < 0:
-            return f"{who} leaves the board"
-        if node >= N_ROOMS:
-            return f"{who} moves to square {game.board.describe(node)}"
-        room = _room(game, node)
-        return {
-            "passage": f"{who} takes the secret passage to the {room}",
-            "suggest": f"{who} is called into the {room}",
-            "eliminated": f"{who} is moved off the door into the {room}",
-        }.get(cause, f"{who} enters the {room}")
-    if t == "forfeit":
-        return f"{seat(ev[1])} has no legal move"
-    if t == "stay":
-        return f"{seat(ev[1])} stays in the room"
-    if t == "weapon":
-        return f"the {game.cfg.display(WEAPONS[ev[2]])} is moved to the {_room(game, ev[3])}"
-    if t == "suggest":
-        d = game.cfg.display
-        return f"{seat(ev[1])} suggests {d(SUSPECTS[ev[2]])} with the {d(WEAPONS[ev[3]])} in the {_room(game, ev[4])}"
-    if t == "pass":
-        return f"{seat(ev[1])} cannot refute"
-    if t == "show":
-        return f"{seat(ev[1])} shows a card to {seat(ev[2])}"
-    if t == "no_refute":
-        return "nobody can refute"
-    if t == "accuse":
-        d = game.cfg.display
-        verdict = "correct" if ev[5] else "wrong"
-        return f"{seat(ev[1])} accuses {d(SUSPECTS[ev[2]])} with the {d(WEAPONS[ev[3]])} in the {_room(game, ev[4])}: {verdict}"
-    if t == "end_turn":
-        return f"{seat(ev[1])} ends the turn"
-    if t == "clue_card":
-        return f"{seat(ev[1])} draws a Clue card: {_clue_effect(game, ev[2], ev[3])}"
-    if t == "reveal":
-        return _reveal_result(game, ev[2], ev[3])
-    if t == "peek":
-        return f"{seat(ev[1])} looks at the card in the {_room(game, ev[2])}"
-    if t == "game_over":
-        return "game over: " + result_text(game, ev[1], ev[2])
-    return " ".join(str(x) for x in ev)
+    nor the card a player looks at in a room (R30). (:meth:`~clue_env.engine.events.Event.wording`.)"""
+    return ev.wording(game)
 
 
-def _clue_effect(game: Game, effect: str, card: int) -> str:
-    if effect == "reveal" and card >= 0:
-        return f"the holder of {_card(game, card)} must reveal it"
-    return effect if card < 0 else f"{effect} {_card(game, card, article=False)}"
-
-
-def _reveal_result(game: Game, card: int, holder: int) -> str:
-    if holder >= 0:
-        return f"{game.seat_name(holder)} reveals {_card(game, card)} to everyone"
-    return f"nobody holds {_card(game, card)}"
-
-
-def _this_turn(game: Game) -> list[tuple]:
+def _this_turn(game: Game) -> list[Event]:
     """The events since the last ``turn`` event."""
     log = game.log
     for i in range(len(log) - 1, -1, -1):
-        if log[i][0] == "turn":
+        if isinstance(log[i], Turn):
             return log[i + 1 :]
     return list(log)
 
@@ -171,12 +86,12 @@ def clue_card_lines(game: Game) -> list[str]:
     out = []
     events = _this_turn(game)
     for i, ev in enumerate(events):
-        if ev[0] != "clue_card":
+        if not isinstance(ev, ClueCard):
             continue
-        text = f"Clue card drawn by {game.seat_name(ev[1])}: {_clue_effect(game, ev[2], ev[3])}"
+        text = f"Clue card drawn by {game.seat_name(ev.seat)}: {clue_effect_text(game, ev.effect, ev.card)}"
         nxt = events[i + 1] if i + 1 < len(events) else None
-        if nxt is not None and nxt[0] == "reveal" and nxt[2] == ev[3]:
-            text += f": {game.seat_name(nxt[3])} reveals it" if nxt[3] >= 0 else ": nobody holds it"
+        if isinstance(nxt, Reveal) and nxt.card == ev.card:
+            text += f": {game.seat_name(nxt.holder)} reveals it" if nxt.holder >= 0 else ": nobody holds it"
         out.append(text)
     return out
 

@@ -4,67 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engine.board import OFF_BOARD
-from .engine.cards import CARDS, N_ROOMS, ROOMS, SUSPECTS, WEAPONS
-from .engine.game import Event, Game
+from .engine.cards import CARDS, ROOMS, SUSPECTS, WEAPONS
+from .engine.events import Event, location
+from .engine.game import Game
 
-
-def location(game: Game, node: int) -> str | list[int] | None:
-    """A room id, ``[row, col]``, or ``None`` (off the board)."""
-    if node == OFF_BOARD:
-        return None
-    if node < N_ROOMS:
-        return ROOMS[node]
-    r, c = game.board.node_rc[node]
-    return [r, c]
+__all__ = ["location", "public_event", "public_state"]
 
 
 def public_event(game: Game, ev: Event) -> dict[str, Any]:
-    """An event as everyone may see it: the card of a ``show`` is never included."""
-    t = ev[0]
-    p = lambda seat: f"player_{seat}" if seat >= 0 else None  # noqa: E731
-    if t == "turn":
-        return {"type": t, "player": p(ev[1]), "turn": ev[2]}
-    if t == "roll":
-        return {"type": t, "player": p(ev[1]), "total": ev[2], "dice": list(ev[3])}
-    if t == "move":
-        return {"type": t, "player": p(ev[1]), "suspect": SUSPECTS[ev[2]], "to": location(game, ev[3]), "cause": ev[4]}
-    if t in ("forfeit", "stay", "end_turn"):
-        return {"type": t, "player": p(ev[1])}
-    if t == "weapon":
-        return {"type": t, "player": p(ev[1]), "weapon": WEAPONS[ev[2]], "to": ROOMS[ev[3]]}
-    if t == "suggest":
-        return {
-            "type": t,
-            "player": p(ev[1]),
-            "suspect": SUSPECTS[ev[2]],
-            "weapon": WEAPONS[ev[3]],
-            "room": ROOMS[ev[4]],
-        }
-    if t == "pass":
-        return {"type": t, "player": p(ev[1]), "suggester": p(ev[2])}
-    if t == "show":
-        return {"type": t, "player": p(ev[1]), "to": p(ev[2])}
-    if t == "no_refute":
-        return {"type": t, "suggester": p(ev[1])}
-    if t == "accuse":
-        return {
-            "type": t,
-            "player": p(ev[1]),
-            "suspect": SUSPECTS[ev[2]],
-            "weapon": WEAPONS[ev[3]],
-            "room": ROOMS[ev[4]],
-            "correct": bool(ev[5]),
-        }
-    if t == "clue_card":
-        return {"type": t, "player": p(ev[1]), "effect": ev[2], "card": CARDS[ev[3]] if ev[3] >= 0 else None}
-    if t == "reveal":  # R25: revealed to all
-        return {"type": t, "player": p(ev[1]), "card": CARDS[ev[2]], "holder": p(ev[3])}
-    if t == "peek":  # R30: which card is private to the player who looked
-        return {"type": t, "player": p(ev[1]), "room": ROOMS[ev[2]]}
-    if t == "game_over":
-        return {"type": t, "winner": p(ev[1]), "reason": ev[2]}
-    raise ValueError(f"unknown event type {t!r}")
+    """An event as everyone may see it (its :meth:`~clue_env.engine.events.Event.to_json`): the
+    card of a ``show`` or a ``peek`` is never included."""
+    return ev.to_json(game)
 
 
 def public_state(game: Game) -> dict[str, Any]:

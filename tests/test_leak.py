@@ -14,6 +14,7 @@ import pytest
 
 import clue_env
 from clue_env.engine.cards import CARDS, KIND_OF_CARD, ROOM_BASE, ROOMS, WEAPON_BASE
+from clue_env.engine.events import HIDDEN, NOBODY, Peek, Reveal, Show, Suggest
 
 NO_ACCUSE = 267  # first accusation index
 
@@ -66,13 +67,13 @@ def _redeal(game, viewer, rng):
     fixed = {c: viewer for c in game.hands[viewer]}
     board_fixed = {}
     for ev in game.log:
-        if ev[0] == "show" and ev[2] == viewer:
-            fixed[ev[3]] = ev[1]
-        elif ev[0] == "reveal" and ev[3] >= 0:
-            fixed[ev[2]] = ev[3]
-        elif ev[0] == "peek" and ev[1] == viewer:
-            board_fixed[ev[2]] = ev[3]
-            fixed[ev[3]] = -2
+        if isinstance(ev, Show) and ev.suggester == viewer:
+            fixed[ev.card] = ev.refuter
+        elif isinstance(ev, Reveal) and ev.holder != NOBODY:
+            fixed[ev.card] = ev.holder
+        elif isinstance(ev, Peek) and ev.seat == viewer:
+            board_fixed[ev.room] = ev.card
+            fixed[ev.card] = -2
     free = [c for c in range(len(CARDS)) if c not in fixed]
     by_kind = [[c for c in free if KIND_OF_CARD[c] == k] for k in range(3)]
     if any(not x for x in by_kind):
@@ -135,7 +136,7 @@ def test_R31_observation_unchanged_under_consistent_redeal(n, seed, viewer, beli
     actions = []
 
     def suggestions():
-        return sum(1 for ev in e.game.log if ev[0] == "suggest")
+        return sum(1 for ev in e.game.log if isinstance(ev, Suggest))
 
     while len(actions) < 150 and suggestions() < 4 and not e.game.over:
         legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
@@ -143,7 +144,7 @@ def test_R31_observation_unchanged_under_consistent_redeal(n, seed, viewer, beli
         a = int(rng.choice(non if len(non) else legal))
         actions.append(a)
         e.step(a)
-    n_shows = sum(1 for ev in e.game.log if ev[0] == "show")
+    n_shows = sum(1 for ev in e.game.log if isinstance(ev, Show))
     assert n_shows > 0  # the prefix has refutations to hide
     e.reset(seed=seed, options=deal)
     base = _record(e, viewer, actions, np.random.default_rng(0))
@@ -189,8 +190,8 @@ def test_R31_leak_test_detects_a_leak(monkeypatch):
         start = self._seen
         original(self)
         for ev in self.game.log[start:]:
-            if ev[0] == "show":
-                self.buf[:, self.L.offset["refuted_card"] + ev[3]] = 1.0  # everyone sees the card
+            if isinstance(ev, Show):
+                self.buf[:, self.L.offset["refuted_card"] + ev.card] = 1.0  # everyone sees the card
 
     monkeypatch.setattr(obs_mod.ObservationEncoder, "update", leaky)
     with pytest.raises(AssertionError, match="cannot see"):
@@ -201,12 +202,11 @@ def test_R31_info_log_redacts_shown_cards():
     e = clue_env.raw_env(num_players=4)
     e.reset(seed=9)
     rng = np.random.default_rng(9)
-    while not any(ev[0] == "show" for ev in e.game.log):
+    while not any(isinstance(ev, Show) for ev in e.game.log):
         legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
         non = legal[legal < NO_ACCUSE]
         e.step(int(rng.choice(non if len(non) else legal)))
-    ev = next(ev for ev in e.game.log if ev[0] == "show")
-    refuter, suggester, card = ev[1], ev[2], ev[3]
+    ev = next(ev for ev in e.game.log if isinstance(ev, Show))
     for seat in range(4):
-        seen = [x for x in e.infos[f"player_{seat}"]["events"] if x[0] == "show"][0]
-        assert seen[3] == (card if seat in (refuter, suggester) else -1)
+        seen = [x for x in e.infos[f"player_{seat}"]["events"] if isinstance(x, Show)][0]
+        assert seen.card == (ev.card if seat in (ev.refuter, ev.suggester) else HIDDEN)

@@ -10,6 +10,7 @@ import pytest
 import clue_env
 from clue_env import render
 from clue_env.engine.cards import CARDS, N_ROOMS, ROOM_BASE, ROOMS, SUSPECTS, WEAPON_BASE, WEAPONS
+from clue_env.engine.events import Peek, Show
 from clue_env.engine.game import Phase
 
 SCARLET, PLUM = SUSPECTS.index("scarlet"), SUSPECTS.index("plum")
@@ -26,7 +27,7 @@ def _play_until_shown(env: clue_env.raw_env, seed: int = 3, min_turn: int = 12) 
     acc = env.codec.accuse_slice
     for _ in range(3000):
         game = env.game
-        if game.turn >= min_turn and any(ev[0] == "show" for ev in game.log) and game.phase == Phase.START:
+        if game.turn >= min_turn and any(isinstance(ev, Show) for ev in game.log) and game.phase == Phase.START:
             return
         mask = env.observe(env.agent_selection)["action_mask"].copy()
         mask[acc] = 0
@@ -147,7 +148,7 @@ def _hide_differently(game) -> None:
     for c in env_cards:
         game.owner[c] = -1
     game.envelope = (env_cards[0], env_cards[1] - WEAPON_BASE, env_cards[2] - ROOM_BASE)
-    game.log = [(*ev[:3], (ev[3] + 1) % len(CARDS)) if ev[0] == "show" else ev for ev in game.log]
+    game.log = [ev._replace(card=(ev.card + 1) % len(CARDS)) if isinstance(ev, Show) else ev for ev in game.log]
 
 
 @pytest.mark.parametrize("num_players", [3, 6])
@@ -260,7 +261,7 @@ def _peek_in_study(env: clue_env.raw_env) -> None:
     env.game.next_rolls = [(3, 4)]
     env.step(env.text_to_action("roll"))
     env.step(env.text_to_action("passage"))
-    assert env.game.log[-1][0] == "peek" and env.game.log[-1][3] >= 0  # the engine's record names the card
+    assert isinstance(env.game.log[-1], Peek) and env.game.log[-1].card >= 0  # the engine's record names the card
 
 
 def test_text_never_names_a_board_card_or_a_peeked_card_before_the_end() -> None:
@@ -268,7 +269,7 @@ def test_text_never_names_a_board_card_or_a_peeked_card_before_the_end() -> None
     _peek_in_study(env)
     game = env.game
     text = env.render()
-    seat = game.seat_name(game.log[-1][1])
+    seat = game.seat_name(game.log[-1].seat)
     assert f"{seat} looks at the card in the Study" in text.splitlines()
     below = "\n".join(text.splitlines()[1 + game.board.rows :])  # status and log
     for card in BOARD_CARDS.values():
@@ -294,9 +295,9 @@ def test_peek_line_in_the_picture_log_hides_the_card() -> None:
     _peek_in_study(env)
     game = env.game
     line = render.public_line(game, game.log[-1])
-    assert line == f"{game.seat_name(game.log[-1][1])} looks at the card in the Study"
+    assert line == f"{game.seat_name(game.log[-1].seat)} looks at the card in the Study"
     img = env.render()
-    game.log[-1] = (*game.log[-1][:3], (game.log[-1][3] + 5) % len(CARDS))
+    game.log[-1] = game.log[-1]._replace(card=(game.log[-1].card + 5) % len(CARDS))
     assert env.render().tobytes() == img.tobytes()
 
 
@@ -308,7 +309,7 @@ def _hide_board_differently(game) -> None:
         game.hands[seat] = sorted([card, *game.hands[seat][1:]])
         game.board_cards[room] = other
         game.owner[card], game.owner[other] = seat, -2
-    game.log = [(*ev[:3], (ev[3] + 1) % len(CARDS)) if ev[0] == "peek" else ev for ev in game.log]
+    game.log = [ev._replace(card=(ev.card + 1) % len(CARDS)) if isinstance(ev, Peek) else ev for ev in game.log]
 
 
 @pytest.mark.parametrize("num_players", [2, 4])
@@ -316,7 +317,7 @@ def test_2023_render_shows_no_hidden_information(num_players: int) -> None:
     env = _env2023("ansi", num_players=num_players)
 
     def enough(game) -> bool:
-        kinds = {ev[0] for ev in game.log}
+        kinds = {ev.kind for ev in game.log}
         need = {"show", "clue_card"} | ({"peek"} if num_players == 2 else set())
         return game.turn >= 12 and need <= kinds
 

@@ -37,6 +37,7 @@ import clue_env
 from clue_env import ConfigError, IllegalMoveError
 from clue_env.engine.cards import CARDS, ROOMS
 from clue_env.engine.config import load_rules
+from clue_env.engine.events import HIDDEN, NOBODY, Peek, Reveal, Turn
 from clue_env.engine.game import Game
 from clue_env.observation import LAYOUT
 
@@ -289,7 +290,7 @@ def test_R10_2023_highest_roll_starts_ties_reroll(n, rolls, first):
     g.setup(rng, envelope=ENVELOPE)
     assert rng.script == [], "the rule needs exactly these rolls"
     assert g.current == g.acting == first
-    assert g.log[-1] == ("turn", first, 1)
+    assert g.log[-1] == Turn(first, 1)
 
 
 @pytest.mark.parametrize("n", [2, 3, 4, 6])
@@ -561,7 +562,7 @@ def test_R25_2023_holder_reveals_to_all():
         {"type": "reveal", "player": "player_0", "card": "lounge", "holder": "player_2"},
     ]
     for v, agent in enumerate(e.possible_agents):
-        assert ("reveal", 0, C["lounge"], 2) in seat_events(e, agent)
+        assert Reveal(0, C["lounge"], 2) in seat_events(e, agent)
         rev = piece(e, agent, "revealed")
         assert rev[C["lounge"], (2 - v) % 4] == 1, agent  # seat-relative: the holder's chair from mine
         assert rev.sum() == 1, agent
@@ -572,7 +573,7 @@ def test_R25_2023_nobody_holds_the_card_everyone_learns_it():
     roll2(e, 1, 1)
     assert events(e)[-1] == {"type": "reveal", "player": "player_0", "card": "plum", "holder": None}
     for agent in e.possible_agents:
-        assert ("reveal", 0, C["plum"], -1) in seat_events(e, agent)
+        assert Reveal(0, C["plum"], NOBODY) in seat_events(e, agent)
         rev = piece(e, agent, "revealed")
         assert rev[C["plum"], 6] == 1 and rev.sum() == 1, agent
 
@@ -589,8 +590,8 @@ def test_R25_2023_reveal_names_the_true_holder_and_nobody_means_envelope(n):
         for _ in range(21):
             roll2(e, 1, 6)
             for ev in g.log:
-                if ev[0] == "reveal":
-                    seen[ev[2]] = ev[3]
+                if isinstance(ev, Reveal):
+                    seen[ev.card] = ev.holder
             do(e, "end")
         assert set(seen) == set(range(21))
         for c, holder in seen.items():
@@ -606,7 +607,7 @@ def test_R25_2023_board_card_is_held_by_nobody():
     roll2(e, 1, 3)
     assert events(e)[-1] == {"type": "reveal", "player": "player_0", "card": "green", "holder": None}
     for agent in e.possible_agents:
-        assert ("reveal", 0, C["green"], -1) in seat_events(e, agent)
+        assert Reveal(0, C["green"], NOBODY) in seat_events(e, agent)
         assert piece(e, agent, "revealed")[C["green"], 6] == 1
 
 
@@ -810,10 +811,10 @@ def test_R30_2023_peek_on_entering_is_private():
     e = make2(tokens={"scarlet": "8,9"})
     roll2(e, 2, 3)
     do(e, "enter ballroom")
-    assert ("peek", 0, ROOMS.index("ballroom"), C["green"]) in e.game.log
-    assert ("peek", 0, ROOMS.index("ballroom"), C["green"]) in seat_events(e, "player_0")
-    p1 = [ev for ev in seat_events(e, "player_1") if ev[0] == "peek"]
-    assert p1 == [("peek", 0, ROOMS.index("ballroom"), -1)]
+    assert Peek(0, ROOMS.index("ballroom"), C["green"]) in e.game.log
+    assert Peek(0, ROOMS.index("ballroom"), C["green"]) in seat_events(e, "player_0")
+    p1 = [ev for ev in seat_events(e, "player_1") if isinstance(ev, Peek)]
+    assert p1 == [Peek(0, ROOMS.index("ballroom"), HIDDEN)]
     st = e.public_state()
     assert [ev for ev in st["log"] if ev["type"] == "peek"] == [{"type": "peek", "player": "player_0", "room": "ballroom"}]
     assert "board_cards" not in st
@@ -821,7 +822,7 @@ def test_R30_2023_peek_on_entering_is_private():
     assert seen0[C["green"]] == 1 and seen0.sum() == 1
     assert not piece(e, "player_1", "board_seen").any()
     # nothing in player_1's view names the card lying in the Ballroom
-    assert not any(ev[0] in ("peek", "reveal", "show") and C["green"] in ev[2:] for ev in seat_events(e, "player_1"))
+    assert not any(getattr(ev, "card", None) == C["green"] for ev in seat_events(e, "player_1"))
 
 
 def test_R30_2023_peek_after_a_passage():
@@ -829,7 +830,7 @@ def test_R30_2023_peek_after_a_passage():
     roll2(e, 2, 3)
     do(e, "passage")
     assert where(e, "scarlet") == "kitchen"
-    assert [ev for ev in e.game.log if ev[0] == "peek"] == [("peek", 0, ROOMS.index("kitchen"), C["rope"])]
+    assert [ev for ev in e.game.log if isinstance(ev, Peek)] == [Peek(0, ROOMS.index("kitchen"), C["rope"])]
     assert piece(e, "player_0", "board_seen")[C["rope"]] == 1
     assert not piece(e, "player_1", "board_seen").any()
 
@@ -838,7 +839,7 @@ def test_R30_2023_no_peek_in_a_room_without_a_board_card():
     e = make2(tokens={"scarlet": "16,6"})
     roll2(e, 2, 3)
     do(e, "enter dining_room")
-    assert not [ev for ev in e.game.log if ev[0] == "peek"]
+    assert not [ev for ev in e.game.log if isinstance(ev, Peek)]
     assert not piece(e, "player_0", "board_seen").any()
 
 
@@ -846,8 +847,8 @@ def test_R30_2023_opponent_peeks_privately_too():
     e = make2(first=1, tokens={"mustard": "13,20"})  # in front of the Library's north door
     roll2(e, 2, 3)
     do(e, "enter library")
-    assert ("peek", 1, ROOMS.index("library"), C["revolver"]) in seat_events(e, "player_1")
-    assert ("peek", 1, ROOMS.index("library"), -1) in seat_events(e, "player_0")
+    assert Peek(1, ROOMS.index("library"), C["revolver"]) in seat_events(e, "player_1")
+    assert Peek(1, ROOMS.index("library"), HIDDEN) in seat_events(e, "player_0")
     assert piece(e, "player_1", "board_seen")[C["revolver"]] == 1
     assert not piece(e, "player_0", "board_seen").any()
 

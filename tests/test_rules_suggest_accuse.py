@@ -7,6 +7,7 @@ from conftest import HANDS4, core, do, events, finish_refutation, legal, make_en
 
 from clue_env import IllegalMoveError
 from clue_env.engine.cards import CARDS
+from clue_env.engine.events import Show
 
 WRONG = "accuse scarlet rope kitchen"  # the envelope is plum wrench study
 RIGHT = "accuse plum wrench study"
@@ -102,7 +103,7 @@ def test_R27_first_holder_clockwise_is_asked_and_passes_are_recorded():
     new = events(e, n)
     assert [ev["type"] for ev in new if ev["type"] in ("pass", "show", "no_refute")] == ["pass", "show"]
     assert new[-1] == {"type": "show", "player": "player_2", "to": "player_0"}  # public: not which card
-    assert e.game.log[-1] == ("show", 2, 0, CARDS.index("white"))  # privately: which card
+    assert e.game.log[-1] == Show(2, 0, CARDS.index("white"))  # privately: which card
     assert "player_3" not in [ev.get("player") for ev in new if ev["type"] == "pass"]
 
 
@@ -119,7 +120,7 @@ def test_R27_refuter_chooses_card():
     with pytest.raises(IllegalMoveError):
         do(e, "show white")  # named nowhere, held by someone else
     do(e, "show dagger")
-    assert e.game.log[-1] == ("show", 1, 0, CARDS.index("dagger"))
+    assert e.game.log[-1] == Show(1, 0, CARDS.index("dagger"))
 
 
 def test_R27_refuter_only_offered_matching_cards():

@@ -16,9 +16,10 @@ Phases of a turn (R11, R13, R19-R22, R26-R28)::
     ACCUSE  accuse | end                                 (after moving, or after a suggestion)
     OVER
 
-Everything that happens is appended to :attr:`Game.log` as an event tuple (see ``events``
-below); the only private content is the card in a ``show`` event, which only the refuter and
-the suggester may see (R27, R31).
+Everything that happens is appended to :attr:`Game.log` as a typed event
+(:mod:`clue_env.engine.events`); the only private content is the card of a ``Show`` (the
+refuter and the suggester see it, R27) and of a ``Peek`` (the player who looked, R30), and each
+event type says how it is redacted (R31).
 """
 
 from __future__ import annotations
@@ -42,6 +43,26 @@ from .clue_cards import Effect, build_deck
 from .config import RulesConfig
 from .deal import Dealer
 from .errors import ConfigError, IllegalActionError
+from .events import (
+    NOBODY,
+    Accuse,
+    ClueCard,
+    EndTurn,
+    Event,
+    Forfeit,
+    GameOver,
+    Move,
+    NoRefute,
+    Pass,
+    Peek,
+    Reveal,
+    Roll,
+    Show,
+    Stay,
+    Suggest,
+    Turn,
+    WeaponMoved,
+)
 
 ENVELOPE = -1  # owner of a card in the envelope
 BOARD = -2  # owner of a card lying face down in a room (2023 two-player game, R30)
@@ -54,28 +75,6 @@ class Phase(IntEnum):
     REFUTE = 3
     ACCUSE = 4
     OVER = 5
-
-
-# Event tuples (first item is the type):
-#   ("turn", seat, turn_number)
-#   ("roll", seat, total, dice)                 dice: tuple of faces
-#   ("move", seat, suspect, node, cause)        cause: "move" | "passage" | "suggest" | "eliminated"
-#   ("forfeit", seat)                           no legal destination for the roll (R16)
-#   ("stay", seat)                              R21
-#   ("weapon", seat, weapon, room)              weapon moved by a suggestion (R26)
-#   ("suggest", seat, suspect, weapon, room)
-#   ("pass", seat, suggester)                   holds none of the three (R27)
-#   ("show", refuter, suggester, card)          card is -1 in everyone else's view (R27, R31)
-#   ("no_refute", suggester)
-#   ("accuse", seat, suspect, weapon, room, correct)
-#   ("end_turn", seat)
-#   ("clue_card", seat, effect, card)           a Clue card drawn (R24); effect "reveal"
-#   ("reveal", seat, card, holder)              R25: holder shows card to all; -1 = nobody holds it
-#   ("peek", seat, room, card)                  R30: looks at the face-down card in room; card is
-#                                               -1 in everyone else's view
-#   ("game_over", winner, reason)               winner -1: nobody; reason: "accusation" |
-#                                               "last_player_standing" | "all_eliminated" | "max_turns"
-Event = tuple
 
 
 class Legal(NamedTuple):
@@ -368,7 +367,7 @@ class Game:
             self._peek(seat, dest)
             self.phase = Phase.SUGGEST
         elif k == Kind.STAY:
-            self.log.append(("stay", seat))
+            self.log.append(Stay(seat))
             self.dests = ((), ())
             self.phase = Phase.SUGGEST
         elif k == Kind.MOVE or k == Kind.ENTER:
@@ -378,7 +377,7 @@ class Game:
         elif k == Kind.SUGGEST:
             self._suggest(seat, action.a, action.b)
         elif k == Kind.SHOW:
-            self.log.append(("show", self.acting, seat, action.a))
+            self.log.append(Show(self.acting, seat, action.a))
             self.pending = None
             self.refute_cards = ()
             self.phase = Phase.ACCUSE
@@ -399,7 +398,7 @@ class Game:
         total = sum(dice)  # R23: a magnifying glass (face 1) counts as one
         self.dice = dice
         self.roll_total = total
-        self.log.append(("roll", seat, total, dice))
+        self.log.append(Roll(seat, total, dice))
         if cfg.clue_cards and cfg.magnifying_glass and 1 in dice and self.clue_deck:
             self._draw_clue_card(seat)  # R24: one card even if both dice show the glass
         start = self.token_of(seat)
@@ -407,16 +406,16 @@ class Game:
         if self.dests[0] or self.dests[1] or cfg.roll_first:
             self.phase = Phase.MOVE
         else:  # R16: no legal destination, the move is forfeited
-            self.log.append(("forfeit", seat))
+            self.log.append(Forfeit(seat))
             self.phase = Phase.ACCUSE
 
     def _draw_clue_card(self, seat: int) -> None:
         eff = self.clue_deck.pop(0)
         self.clue_deck.append(eff)  # R24: back to the bottom of the deck
-        self.log.append(("clue_card", seat, eff.kind, eff.card))
+        self.log.append(ClueCard(seat, eff.kind, eff.card))
         if eff.kind == "reveal":  # R25
             holder = self.owner[eff.card]
-            self.log.append(("reveal", seat, eff.card, holder if holder >= 0 else -1))
+            self.log.append(Reveal(seat, eff.card, holder if holder >= 0 else NOBODY))
 
     def _finish_move(self, seat: int, dest: int) -> None:
         self._move_token(seat, self.seat_suspect[seat], dest, "move")
@@ -432,15 +431,15 @@ class Game:
         pulled in by a suggestion): its player looks at the card privately."""
         card = self.board_cards.get(room)
         if card is not None:
-            self.log.append(("peek", seat, room, card))
+            self.log.append(Peek(seat, room, card))
 
     def _move_token(self, seat: int, suspect: int, dest: int, cause: str) -> None:
         self.loc[suspect] = dest
-        self.log.append(("move", seat, suspect, dest, cause))
+        self.log.append(Move(seat, suspect, dest, cause))
 
     def _suggest(self, seat: int, s: int, w: int) -> None:
         room = self.token_of(seat)
-        self.log.append(("suggest", seat, s, w, room))
+        self.log.append(Suggest(seat, s, w, room))
         # R26: both tokens move into the room and stay there.
         if self.loc[s] != room:
             self._move_token(seat, s, room, "suggest")
@@ -450,7 +449,7 @@ class Game:
                 self._peek(victim, room)  # R30: the token enters the room
         if self.weapon_loc[w] != room:
             self.weapon_loc[w] = room
-            self.log.append(("weapon", seat, w, room))
+            self.log.append(WeaponMoved(seat, w, room))
         # R27: clockwise refutation; eliminated players still refute.
         named = (s, WEAPON_BASE + w, ROOM_BASE + room)
         owner = self.owner
@@ -463,13 +462,13 @@ class Game:
                 self.phase = Phase.REFUTE
                 self.acting = j
                 return
-            self.log.append(("pass", j, seat))
-        self.log.append(("no_refute", seat))
+            self.log.append(Pass(j, seat))
+        self.log.append(NoRefute(seat))
         self.phase = Phase.ACCUSE
 
     def _accuse(self, seat: int, s: int, w: int, r: int) -> None:
         correct = (s, w, r) == self.envelope
-        self.log.append(("accuse", seat, s, w, r, correct))
+        self.log.append(Accuse(seat, s, w, r, correct))
         cfg = self.cfg
         if correct:
             self._game_over(seat, "accusation")
@@ -490,7 +489,7 @@ class Game:
             self._end_turn(seat)
 
     def _end_turn(self, seat: int) -> None:
-        self.log.append(("end_turn", seat))
+        self.log.append(EndTurn(seat))
         self.pulled[seat] = False
         nxt = seat
         for _ in range(self.n):
@@ -513,7 +512,7 @@ class Game:
         my = self.token_of(seat)
         self.start_room = my if 0 <= my < N_ROOMS else -1
         self._legal = None
-        self.log.append(("turn", seat, self.turn))
+        self.log.append(Turn(seat, self.turn))
 
     def _game_over(self, winner: int, reason: str) -> None:
         cfg = self.cfg
@@ -529,7 +528,7 @@ class Game:
                 self.rewards[i] += cfg.reward_win
             elif not self.eliminated[i]:
                 self.rewards[i] += cfg.reward_lose if winner >= 0 else cfg.reward_draw
-        self.log.append(("game_over", winner, reason))
+        self.log.append(GameOver(winner, reason))
 
     # ------------------------------------------------------------------ views
     def seat_name(self, seat: int) -> str:
@@ -537,10 +536,5 @@ class Game:
 
 
 def redact(ev: Event, viewer: int) -> Event:
-    """The event as seat ``viewer`` sees it (R31): a shown card only for the two seats involved."""
-    t = ev[0]
-    if t == "show" and viewer != ev[1] and viewer != ev[2]:
-        return ("show", ev[1], ev[2], -1)
-    if t == "peek" and viewer != ev[1]:
-        return ("peek", ev[1], ev[2], -1)
-    return ev
+    """The event as seat ``viewer`` sees it (R31): ``ev.redacted(viewer)``."""
+    return ev.redacted(viewer)

@@ -1,7 +1,7 @@
 """Feed one seat's view of the game log into a :class:`~clue_env.engine.knowledge.Knowledge`.
 
 The seat's view is exactly what R31 lets it know: its hand, the public hand sizes, and the log
-with other seats' shown cards redacted (``-1``). Used by the ``deduction`` agent and by the env's
+with other seats' shown cards redacted (:data:`~clue_env.engine.events.HIDDEN`). Used by the ``deduction`` agent and by the env's
 optional belief features.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .cards import N_CARDS, ROOM_BASE, WEAPON_BASE
+from .events import HIDDEN, NOBODY, Accuse, Event, Pass, Peek, Reveal, Show, Suggest
 from .knowledge import Knowledge
 
 
@@ -38,7 +39,7 @@ class Witness:
         #: rooms whose face-down card I have looked at (R30)
         self.peeked_rooms: set[int] = set()
 
-    def feed(self, events: Sequence[tuple]) -> bool:
+    def feed(self, events: Sequence[Event]) -> bool:
         """Consume the events not seen yet (``events`` is the seat's whole log); True if any."""
         start = self.seen
         if start >= len(events):
@@ -46,33 +47,30 @@ class Witness:
         k = self.knowledge
         me = self.me
         for ev in events[start:]:
-            t = ev[0]
-            if t == "suggest":
-                self._triple = (ev[2], WEAPON_BASE + ev[3], ROOM_BASE + ev[4])
-            elif t == "pass":
-                if self._triple is not None and ev[1] != me:
-                    k.lacks(ev[1], self._triple)
-            elif t == "show":
-                refuter, suggester, card = ev[1], ev[2], ev[3]
-                if refuter == me:
-                    self.shown_by_me.setdefault(card, set()).add(suggester)
-                elif suggester == me and card >= 0:
-                    k.holds(refuter, card)
-                    self.shown_to_me[card] = refuter
-                elif self._triple is not None:
-                    k.has_one_of(refuter, self._triple)
-            elif t == "accuse":
-                if not ev[5]:
-                    k.not_solution((ev[2], WEAPON_BASE + ev[3], ROOM_BASE + ev[4]))
-            elif t == "reveal":  # 2023 (R25): ("reveal", seat, card, holder or -1)
-                card, holder = ev[2], ev[3]
-                if holder >= 0:
-                    k.holds(holder, card)
-                else:
-                    k.nobody_holds(card)
-            elif t == "peek":  # R30: ("peek", seat, room, card); card -1 unless it was me
-                if ev[1] == me and ev[3] >= 0 and self.board >= 0:
-                    k.holds(self.board, ev[3])
-                    self.peeked_rooms.add(ev[2])
+            match ev:
+                case Suggest(suspect=sus, weapon=w, room=r):
+                    self._triple = (sus, WEAPON_BASE + w, ROOM_BASE + r)
+                case Pass(seat=j):
+                    if self._triple is not None and j != me:
+                        k.lacks(j, self._triple)
+                case Show(refuter=refuter, suggester=suggester, card=card):
+                    if refuter == me:
+                        self.shown_by_me.setdefault(card, set()).add(suggester)
+                    elif suggester == me and card != HIDDEN:
+                        k.holds(refuter, card)
+                        self.shown_to_me[card] = refuter
+                    elif self._triple is not None:
+                        k.has_one_of(refuter, self._triple)
+                case Accuse(suspect=sus, weapon=w, room=r, correct=correct) if not correct:
+                    k.not_solution((sus, WEAPON_BASE + w, ROOM_BASE + r))
+                case Reveal(card=card, holder=holder):  # 2023 (R25)
+                    if holder != NOBODY:
+                        k.holds(holder, card)
+                    else:
+                        k.nobody_holds(card)
+                case Peek(seat=seat, room=room, card=card):  # R30: the card is HIDDEN unless I looked
+                    if seat == me and card != HIDDEN and self.board >= 0:
+                        k.holds(self.board, card)
+                        self.peeked_rooms.add(room)
         self.seen = len(events)
         return True
