@@ -6,6 +6,8 @@ The layout is written down once, in :data:`SEGMENTS`; every base offset is deriv
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from .engine.actions import Action, Kind, parse_action
@@ -86,6 +88,11 @@ class ActionCodec:
 
     def to_text(self, index: int) -> str:
         return self.decode(index).to_text(self.board)
+
+    @cached_property
+    def texts(self) -> tuple[str, ...]:
+        """The text form of every action index (static: ``texts[i] == to_text(i)``)."""
+        return tuple(self.to_text(i) for i in range(self.n))
 
     def from_text(self, text: str) -> int:
         """Flat index of a SPEC text form; raises :class:`InvalidActionTextError` (a ValueError)."""

@@ -43,6 +43,7 @@ from .engine.config import RulesConfig, load_rules
 from .engine.errors import ClueError, IllegalActionError
 from .engine.game import Game, Phase
 from .observation import LAYOUT, LAYOUT_WITH_BELIEF, ObservationEncoder
+from .seat_view import SeatHistory, SeatView, build_seat_view
 from .state import public_state
 
 RESET_OPTION_KEYS = ("envelope", "hands", "board_cards", "tokens", "weapons")
@@ -155,6 +156,7 @@ class raw_env(AECEnv):
         if self.beliefs is not None:
             self.beliefs.reset(game, rng.spawn(1)[0])
         views = self.encoder.views
+        self._histories = [SeatHistory(i) for i in range(self.num_players)]
         self.infos = {a: {"events": views[i]} for i, a in enumerate(self.agents)}
         self._mask = None
         self._rewards_dirty = False
@@ -294,6 +296,18 @@ class raw_env(AECEnv):
         """The winning agent once the game is over, else ``None``."""
         w = self.game.winner
         return self.possible_agents[w] if self.game.over and w >= 0 else None
+
+    def seat_view(self, agent: str) -> SeatView:
+        """A frozen snapshot of everything R31 lets ``agent`` know, with its legal actions (none
+        unless it must act now); no reference to the game (:mod:`clue_env.seat_view`)."""
+        if agent not in self._seat:
+            raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
+        seat = self._seat[agent]
+        game = self.game
+        legal: tuple[int, ...] = ()
+        if not game.over and game.acting == seat:
+            legal = tuple(int(i) for i in np.flatnonzero(self.observe(agent)["action_mask"]))
+        return build_seat_view(game, seat, self._histories[seat], legal)
 
     def public_state(self) -> dict[str, Any]:
         """JSON-serialisable public record (R31): no hands, no envelope, no privately shown card."""

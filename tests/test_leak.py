@@ -9,6 +9,8 @@ replay; for every such re-deal v's observation and info must be identical at eve
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -31,14 +33,16 @@ def _deal_options(game):
 
 
 def _record(e, viewer, actions, rng_show, original_shows=None):
-    """Replay ``actions``; returns (v's observations, v's info logs, show actions used) or None
-    when the replay stops being consistent with what ``viewer`` saw."""
-    obs, infos, shows = [], [], []
+    """Replay ``actions``; returns (v's observations, v's info logs, v's seat views as JSON text)
+    or None when the replay stops being consistent with what ``viewer`` saw."""
+    obs, infos, views = [], [], []
     agent_v = f"player_{viewer}"
     snap = lambda: (e.observe(agent_v)["observation"].copy(), list(e.infos[agent_v]["events"]))  # noqa: E731
+    view = lambda: json.dumps(e.seat_view(agent_v).to_json(), sort_keys=True)  # noqa: E731
     o, i = snap()
     obs.append(o)
     infos.append(i)
+    views.append(view())
     for k, a in enumerate(actions):
         g = e.game
         if g.over:
@@ -52,13 +56,13 @@ def _record(e, viewer, actions, rng_show, original_shows=None):
         if not e.observe(e.agent_selection)["action_mask"][a]:
             return None
         e.step(a)
-        shows.append(a)
         i = list(e.infos[agent_v]["events"])
         if original_shows is not None and i != original_shows[k + 1]:
             return None  # checked before observing: a rejected re-deal costs no observation
         infos.append(i)
         obs.append(e.observe(agent_v)["observation"].copy())
-    return obs, infos, shows
+        views.append(view())
+    return obs, infos, views
 
 
 def _redeal(game, viewer, rng):
@@ -149,7 +153,7 @@ def test_R31_observation_unchanged_under_consistent_redeal(n, seed, viewer, beli
     e.reset(seed=seed, options=deal)
     base = _record(e, viewer, actions, np.random.default_rng(0))
     assert base is not None
-    base_obs, base_infos, _ = base
+    base_obs, base_infos, base_views = base
     game0 = e.game
 
     accepted = differing_deals = 0
@@ -163,12 +167,14 @@ def test_R31_observation_unchanged_under_consistent_redeal(n, seed, viewer, beli
         if res is None:
             continue
         accepted += 1
-        obs, infos, _ = res
+        obs, infos, views = res
         if _deal_options(e.game) != deal:
             differing_deals += 1
         for k, (a_, b_) in enumerate(zip(base_obs, obs)):
             assert np.array_equal(a_, b_), f"step {k}: player_{viewer}'s observation depends on cards it cannot see"
         assert infos == base_infos
+        for k, (a_, b_) in enumerate(zip(base_views, views)):
+            assert a_ == b_, f"step {k}: player_{viewer}'s seat view (JSON) depends on cards it cannot see"
         if beliefs:  # the policy's features too (what the ppo agent computes for its seat)
             for k, (a_, b_) in enumerate(
                 zip(_policy_features(base_obs, base_infos, viewer, n), _policy_features(obs, infos, viewer, n))
@@ -210,3 +216,15 @@ def test_R31_info_log_redacts_shown_cards():
     for seat in range(4):
         seen = [x for x in e.infos[f"player_{seat}"]["events"] if isinstance(x, Show)][0]
         assert seen.card == (ev.card if seat in (ev.refuter, ev.suggester) else HIDDEN)
+
+
+def test_R31_leak_test_detects_a_seat_view_leak(monkeypatch):
+    """The seat-view check fails if the view's history is not redacted."""
+    from clue_env import seat_view as sv
+
+    def unredacted(self, log):
+        self.events.extend(log[len(self.events) :])
+
+    monkeypatch.setattr(sv.SeatHistory, "sync", unredacted)
+    with pytest.raises(AssertionError, match="seat view"):
+        test_R31_observation_unchanged_under_consistent_redeal(4, 2, 1, False, "classic")

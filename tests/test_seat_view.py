@@ -1,0 +1,155 @@
+"""The seat view (env.unwrapped.seat_view): agrees with the observation, is frozen, reaches nothing mutable (R31)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+import clue_env
+from clue_env.engine.board import OFF_BOARD
+from clue_env.engine.cards import N_ROOMS
+from clue_env.engine.events import Event
+from clue_env.engine.game import Game
+from clue_env.observation import HAND_SCALE, LAYOUT, MAX_SEATS
+from clue_env.seat_view import SeatView
+
+CASES = [(3, "classic"), (4, "classic"), (6, "classic"), (2, "edition2023"), (4, "edition2023")]
+
+
+def _rel(seat: int, other: int, n: int) -> int:
+    return (other - seat) % n
+
+
+def _check_agrees(e, agent: str) -> None:
+    """Every fact in the seat view matches the observation vector of the same seat."""
+    v = e.seat_view(agent)
+    obs = e.observe(agent)
+    x, mask = obs["observation"], obs["action_mask"]
+    n, me = e.num_players, v.seat
+    piece = lambda name: LAYOUT.view(x, name)  # noqa: E731
+    assert v.agent == agent and v.num_players == n
+    assert list(v.hand) == [int(c) for c in np.flatnonzero(piece("hand"))]
+    sizes = np.rint(piece("hand_size") * HAND_SCALE).astype(int)
+    assert [v.hand_sizes[(me + k) % n] for k in range(n)] == list(sizes[:n])
+    assert int(np.argmax(piece("phase"))) == int(v.phase)
+    assert list(v.legal) == [int(i) for i in np.flatnonzero(mask)]
+    assert v.legal_text == tuple(e.action_to_text(i) for i in v.legal)
+    assert (len(v.legal) > 0) == (v.must_act and e.agent_selection == agent)
+    if not v.over:
+        assert int(np.argmax(piece("current")[:n])) == _rel(me, v.current, n)
+    loc = piece("suspect_loc")
+    for s, node in enumerate(v.tokens):
+        if node == OFF_BOARD:
+            assert loc[s, N_ROOMS + 3] == 1
+        elif node < N_ROOMS:
+            assert loc[s, node] == 1
+        else:
+            r, c = e.board.node_rc[node]
+            assert loc[s, N_ROOMS] == 1
+            assert round(loc[s, N_ROOMS + 1] * (e.board.rows - 1)) == r and round(loc[s, N_ROOMS + 2] * (e.board.cols - 1)) == c
+    wl = piece("weapon_loc")
+    assert [int(np.argmax(wl[w])) for w in range(len(v.weapons))] == list(v.weapons)
+    shown = piece("shown_to_me")
+    got = {(int(c), (me + k + 1) % n) for k, c in zip(*np.nonzero(shown))}
+    assert got == set(v.shown_to_me)
+    elim = piece("eliminated")
+    assert [bool(elim[_rel(me, i, n)]) for i in range(n)] == list(v.eliminated)
+    rev = piece("revealed")
+    for card, holder in v.revealed:
+        assert rev[card, _rel(me, holder, n) if holder >= 0 else MAX_SEATS] == 1
+    assert int(piece("board_seen").sum()) == len(v.peeked)
+    for _room, card in v.peeked:
+        assert piece("board_seen")[card] == 1
+    assert list(np.flatnonzero(piece("board_rooms"))) == list(v.board_card_rooms)
+    if v.dice:
+        assert int(np.argmax(piece("roll"))) == min(v.roll_total, piece("roll").shape[0] - 1)
+
+
+@pytest.mark.parametrize(("n", "rules"), CASES)
+def test_seat_view_agrees_with_the_observation_on_random_playouts(n, rules):
+    e = clue_env.raw_env(num_players=n, rules=rules)
+    rng = np.random.default_rng(n)
+    checked = 0
+    for g in range(3):
+        e.reset(seed=g)
+        for _ in range(400):
+            if e.game.over:
+                break
+            for a in e.possible_agents:
+                _check_agrees(e, a)
+                checked += 1
+            mask = e.observe(e.agent_selection)["action_mask"]
+            legal = np.flatnonzero(mask)
+            quiet = legal[legal < e.codec.ACCUSE]
+            e.step(int(rng.choice(quiet if len(quiet) and rng.random() < 0.97 else legal)))
+        for a in e.possible_agents:  # after the end too
+            _check_agrees(e, a)
+    assert checked > 500
+
+
+def test_seat_view_json_names_things_and_opens_the_envelope_only_at_the_end():
+    e = clue_env.raw_env(num_players=4)
+    e.reset(seed=3)
+    v = e.seat_view("player_1")
+    j = v.to_json()
+    json.dumps(j)  # serialisable
+    assert j["seat"] == "player_1" and len(j["hand"]) == len(v.hand) and j["solution"] is None
+    assert j["legal"] == [] and v.legal == ()  # not player_1's turn
+    assert e.seat_view("player_0").to_json()["legal"] == list(e.seat_view("player_0").legal_text)
+    while not e.game.over:
+        legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
+        e.step(int(legal[-1]))  # the last legal index is an accusation whenever one is allowed
+    j = e.seat_view("player_1").to_json()
+    assert j["over"] and j["solution"] is not None and j["reason"]
+    with pytest.raises(ValueError, match="unknown agent"):
+        e.seat_view("player_9")
+
+
+def _walk(obj, seen=None, path="view"):
+    """Everything reachable from ``obj`` through attributes, slots and container items."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen or isinstance(obj, (int, float, str, bool, type(None))):
+        return
+    seen.add(id(obj))
+    yield path, obj
+    if isinstance(obj, dict):
+        for k, val in obj.items():
+            yield from _walk(val, seen, f"{path}[{k!r}]")
+    elif isinstance(obj, (list, tuple, set, frozenset)):
+        for i, val in enumerate(obj):
+            yield from _walk(val, seen, f"{path}[{i}]")
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        for f in dataclasses.fields(obj):
+            yield from _walk(getattr(obj, f.name), seen, f"{path}.{f.name}")
+    for name in getattr(type(obj), "__slots__", ()):
+        if hasattr(obj, name):
+            yield from _walk(getattr(obj, name), seen, f"{path}.{name}")
+    if hasattr(obj, "__dict__") and not isinstance(obj, type):
+        for k, val in vars(obj).items():
+            yield from _walk(val, seen, f"{path}.{k}")
+
+
+@pytest.mark.parametrize(("n", "rules"), [(4, "classic"), (2, "edition2023")])
+def test_seat_view_is_frozen_and_reaches_nothing_mutable_or_hidden(n, rules):
+    e = clue_env.raw_env(num_players=n, rules=rules)
+    e.reset(seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(120):
+        legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
+        e.step(int(rng.choice(legal[legal < e.codec.ACCUSE])))
+    v = e.seat_view("player_0")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        v.turn = 0  # type: ignore[misc]
+    for path, obj in _walk(v):
+        assert not isinstance(obj, (list, dict, set, np.ndarray, Game)), f"{path} is a {type(obj).__name__}"
+        assert type(obj).__module__.split(".")[0] in ("builtins", "clue_env", "enum"), path
+        if isinstance(obj, Event):
+            assert getattr(obj, "card", 0) == -1 or obj == obj.redacted(0), f"{path}: {obj} is not redacted for seat 0"
+    assert isinstance(v, SeatView)
+    before = json.dumps(v.to_json(), sort_keys=True)
+    legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
+    e.step(int(legal[0]))
+    assert json.dumps(v.to_json(), sort_keys=True) == before  # a snapshot: the game moving on does not change it
