@@ -148,7 +148,7 @@ class DeductionAgent(Agent):
             for k in range(n):
                 sizes[(self.seat + k) % n] = int(rel[k])
             self.witness = Witness(self.seat, view.hand, sizes)
-        self.witness.feed(info.get("events", ()))
+        self.witness.feed(info["seat_view"].events)
         return self.witness.knowledge
 
     def _certain(self, k) -> tuple[int, ...] | None:

@@ -85,7 +85,7 @@ class NotebookAgent(Agent):
             cards = [c for c in range(N_CARDS) if mask[CODEC.SHOW + c]]
             return CODEC.SHOW + self._pick(cards)
         self._board_game = bool(view.piece("board_rooms").any())
-        self._read_log(info.get("events", ()))
+        self._read_log(info["seat_view"].events)
         sus, wep, rms = self.candidates(view)
         if mask[CODEC.ACCUSE] or mask[CODEC.accuse_slice].any():
             if len(sus) == 1 and len(wep) == 1 and len(rms) == 1:

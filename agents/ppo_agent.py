@@ -1,7 +1,7 @@
 """``ppo:PATH``: a trained policy (``ppo`` alone: the policy shipped in ``models/``).
 
 The agent keeps its seat's policy features (:class:`clue_env.training.features.SeatFeatures`)
-from the observation and ``info["events"]`` it is handed, exactly as in training, and plays the
+from the observation and ``info["seat_view"].events`` it is handed, exactly as in training, and plays the
 network's most probable legal action, so its play is deterministic given the game. Needs the
 ``train`` extra (torch).
 """
@@ -64,7 +64,7 @@ class PPOAgent(Agent):
             return obs
         from clue_env.training.features import policy_observation
 
-        f = self.features.update(obs, info.get("events", ()))
+        f = self.features.update(obs, info["seat_view"].events)
         return policy_observation(obs, f, self._buf)
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:

@@ -14,9 +14,11 @@ must choose which card to show (R27). Seats holding none of the named cards are 
 the env records their pass. The mask is all zeros for every other agent.
 
 Observations are seat-relative and hold only what R31 lets the seat know
-(``python -m clue_env observation`` prints the layout). ``info["events"]`` is the seat's own
-view of the game log (shown cards redacted for everyone but the two seats involved), so an agent
-that is not asked to act for a while still learns everything that happened.
+(``python -m clue_env observation`` prints the layout). ``info["seat_view"]`` is a frozen
+:class:`~clue_env.seat_view.SeatView`: everything the seat may know, including its own redacted
+history of the game (``.events``; shown cards redacted for everyone but the two seats involved),
+so an agent that is not asked to act for a while still learns everything that happened. It has
+no reference to the game. Once the game is over, ``info["winner"]`` names the winner.
 
 Rewards: a wrong accusation gives the accuser ``reward_wrong_accusation`` (-1) at once; when
 someone wins, the winner gets ``reward_win`` (+1) and every other seat still in the game
@@ -43,7 +45,7 @@ from .engine.config import RulesConfig, load_rules
 from .engine.errors import ClueError, IllegalActionError
 from .engine.game import Game, Phase
 from .observation import LAYOUT, LAYOUT_WITH_BELIEF, ObservationEncoder
-from .seat_view import SeatHistory, SeatView, build_seat_view
+from .seat_view import SeatHistory, SeatInfos, SeatView, build_seat_view
 from .state import public_state
 
 RESET_OPTION_KEYS = ("envelope", "hands", "board_cards", "tokens", "weapons")
@@ -155,9 +157,9 @@ class raw_env(AECEnv):
         self.encoder.reset(game)
         if self.beliefs is not None:
             self.beliefs.reset(game, rng.spawn(1)[0])
-        views = self.encoder.views
         self._histories = [SeatHistory(i) for i in range(self.num_players)]
-        self.infos = {a: {"events": views[i]} for i, a in enumerate(self.agents)}
+        self._info_cache: dict[str, dict[str, Any]] = {}
+        self.infos = SeatInfos(self.agents, self._info)
         self._mask = None
         self._rewards_dirty = False
         self.agent_selection = self.possible_agents[game.acting]
@@ -257,6 +259,7 @@ class raw_env(AECEnv):
                 agent=agent,
             ) from None
         self._mask = None
+        self._info_cache.clear()
         self._cumulative_rewards[agent] = 0.0
         self.encoder.update()
         agents = self.agents
@@ -272,9 +275,6 @@ class raw_env(AECEnv):
                 self.truncations = {a: True for a in agents}
             else:
                 self.terminations = {a: True for a in agents}
-            winner = game.winner
-            for a in agents:
-                self.infos[a]["winner"] = f"player_{winner}" if winner >= 0 else None
         else:
             self.agent_selection = agents[game.acting]
         if rewarded:
@@ -306,8 +306,22 @@ class raw_env(AECEnv):
         game = self.game
         legal: tuple[int, ...] = ()
         if not game.over and game.acting == seat:
-            legal = tuple(int(i) for i in np.flatnonzero(self.observe(agent)["action_mask"]))
+            mask = self._mask
+            if mask is None:
+                mask = self._mask = self.codec.cached_mask(game.legal())
+            legal = tuple(np.flatnonzero(mask).tolist())
         return build_seat_view(game, seat, self._histories[seat], legal)
+
+    def _info(self, agent: str) -> dict[str, Any]:
+        """``infos[agent]``: the seat view (built once per position), and the winner at the end."""
+        info = self._info_cache.get(agent)
+        if info is None:
+            info = {"seat_view": self.seat_view(agent)}
+            if self.game.over:
+                w = self.game.winner
+                info["winner"] = f"player_{w}" if w >= 0 else None
+            self._info_cache[agent] = info
+        return info
 
     def public_state(self) -> dict[str, Any]:
         """JSON-serialisable public record (R31): no hands, no envelope, no privately shown card."""

@@ -18,6 +18,7 @@ envelope. :meth:`SeatView.to_json` gives the same as JSON with card, room and se
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -25,6 +26,84 @@ from typing import Any
 from .engine.cards import CARDS, ROOMS, SUSPECTS, WEAPONS
 from .engine.events import NOBODY, Event, Peek, Reveal, Show, location, player
 from .engine.game import Game, Phase
+
+
+class History(Sequence[Event]):
+    """An immutable sequence of events (a seat's redacted history), shared, never copied whole.
+
+    Stored as frozen blocks of :data:`BLOCK` events plus a short frozen tail, so that taking a
+    snapshot after every step costs a copy of the tail, not of the whole game.
+    """
+
+    __slots__ = ("_blocks", "_len", "_tail")
+    _blocks: tuple[tuple[Event, ...], ...]
+    _tail: tuple[Event, ...]
+    _len: int
+
+    def __init__(self, events: Iterable[Event] = ()) -> None:
+        ev = tuple(events)
+        k = len(ev) - len(ev) % BLOCK
+        blocks = tuple(ev[i : i + BLOCK] for i in range(0, k, BLOCK))
+        History._set(self, blocks, ev[k:])
+
+    @staticmethod
+    def _set(h: History, blocks: tuple[tuple[Event, ...], ...], tail: tuple[Event, ...]) -> History:
+        object.__setattr__(h, "_blocks", blocks)
+        object.__setattr__(h, "_tail", tail)
+        object.__setattr__(h, "_len", len(blocks) * BLOCK + len(tail))
+        return h
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("a History is immutable")
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            start, stop, step = i.indices(self._len)
+            if step != 1:
+                return tuple(self)[i]
+            out: list[Event] = []
+            b = start // BLOCK
+            blocks = self._blocks
+            while start < stop:  # only the blocks the slice touches
+                if b < len(blocks):
+                    part, base = blocks[b], b * BLOCK
+                else:
+                    part, base = self._tail, len(blocks) * BLOCK
+                out.extend(part[start - base : stop - base])
+                start = base + len(part)
+                b += 1
+            return tuple(out)
+        if i < 0:
+            i += self._len
+        if not 0 <= i < self._len:
+            raise IndexError("history index out of range")
+        b, r = divmod(i, BLOCK)
+        return self._blocks[b][r] if b < len(self._blocks) else self._tail[r]
+
+    def __iter__(self) -> Iterator[Event]:
+        for block in self._blocks:
+            yield from block
+        yield from self._tail
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, History):
+            return self._len == other._len and tuple(self) == tuple(other)
+        if isinstance(other, (list, tuple)):
+            return self._len == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"History({self._len} events)"
+
+
+#: events per frozen block of a :class:`History`
+BLOCK = 64
 
 
 @dataclass(frozen=True)
@@ -64,8 +143,8 @@ class SeatView:
     peeked: tuple[tuple[int, int], ...]
     #: rooms holding a face-down card (R30; which card is private)
     board_card_rooms: tuple[int, ...]
-    #: my redacted event history, oldest first
-    events: tuple[Event, ...]
+    #: my redacted event history, oldest first (an immutable sequence)
+    events: History
     #: legal action indices (empty unless I must act now)
     legal: tuple[int, ...]
     over: bool
@@ -166,77 +245,126 @@ def _event_json(ev: Event, seat: int, board: Any) -> dict[str, Any]:
 class SeatHistory:
     """The env's per-seat redacted copy of the log, extended as the game goes (append-only),
     with the seat's private facts gathered on the way (cards shown to and by it, revealed to all,
-    looked at). :meth:`sync` folds in new events; the lists never leave the env (views get tuples).
+    looked at) and the parts of a view that do not change during a game. :meth:`sync` folds in
+    new events; only immutable snapshots leave the env.
     """
 
-    __slots__ = ("_seen", "events", "peeked", "revealed", "seat", "shown_by_me", "shown_to_me")
+    __slots__ = ("_blocks", "_seen", "_snapshot", "_static", "_tail", "facts", "seat")
 
     def __init__(self, seat: int) -> None:
         self.seat = seat
-        self.events: list[Event] = []
-        self.shown_to_me: list[tuple[int, int]] = []
-        self.shown_by_me: list[tuple[int, int]] = []
-        self.revealed: list[tuple[int, int]] = []
-        self.peeked: list[tuple[int, int]] = []
+        self._blocks: tuple[tuple[Event, ...], ...] = ()
+        self._tail: list[Event] = []
+        #: shown_to_me, shown_by_me, revealed, peeked (tuples, replaced when they grow)
+        self.facts: list[tuple[tuple[int, int], ...]] = [(), (), (), ()]
         self._seen = 0
+        self._snapshot: History = History()
+        self._static: dict[str, Any] | None = None
 
-    def sync(self, log: list[Event]) -> None:
+    def sync(self, log: list[Event]) -> History:
+        """Fold in the events not seen yet; the current history snapshot."""
         if self._seen >= len(log):
-            return
+            return self._snapshot
         seat = self.seat
+        facts = self.facts
         for ev in log[self._seen :]:
             ev = ev.redacted(seat)
-            self.events.append(ev)
+            self._tail.append(ev)
+            if len(self._tail) == BLOCK:
+                self._blocks = (*self._blocks, tuple(self._tail))
+                self._tail = []
             t = type(ev)
             if t is Show:
                 if ev.suggester == seat and ev.card >= 0:  # type: ignore[attr-defined]
-                    self.shown_to_me.append((ev.card, ev.refuter))  # type: ignore[attr-defined]
+                    facts[0] = (*facts[0], (ev.card, ev.refuter))  # type: ignore[attr-defined]
                 elif ev.refuter == seat:  # type: ignore[attr-defined]
-                    self.shown_by_me.append((ev.card, ev.suggester))  # type: ignore[attr-defined]
+                    facts[1] = (*facts[1], (ev.card, ev.suggester))  # type: ignore[attr-defined]
             elif t is Reveal:
                 fact = (ev.card, ev.holder if ev.holder >= 0 else NOBODY)  # type: ignore[attr-defined]
-                if fact not in self.revealed:  # the deck cycles (R24): a second reveal tells nothing new
-                    self.revealed.append(fact)
+                if fact not in facts[2]:  # the deck cycles (R24): a second reveal tells nothing new
+                    facts[2] = (*facts[2], fact)
             elif t is Peek and ev.seat == seat and ev.card >= 0:  # type: ignore[attr-defined]
-                if (ev.room, ev.card) not in self.peeked:  # type: ignore[attr-defined]  # looked again: nothing new
-                    self.peeked.append((ev.room, ev.card))  # type: ignore[attr-defined]
+                fact = (ev.room, ev.card)  # type: ignore[attr-defined]
+                if fact not in facts[3]:  # looked again: nothing new
+                    facts[3] = (*facts[3], fact)
         self._seen = len(log)
+        self._snapshot = History._set(object.__new__(History), self._blocks, tuple(self._tail))
+        return self._snapshot
 
 
 def build_seat_view(game: Game, seat: int, history: SeatHistory, legal: tuple[int, ...]) -> SeatView:
     """Seat ``seat``'s :class:`SeatView` of ``game`` (``legal``: its legal action indices, or ``()``)."""
-    history.sync(game.log)
+    events = history.sync(game.log)
+    static = history._static
+    if static is None:  # what does not change during a game
+        static = history._static = {
+            "seat": seat,
+            "num_players": game.n,
+            "rules": game.cfg.name,
+            "characters": tuple(game.seat_suspect),
+            "hand": tuple(sorted(game.hands[seat])),
+            "hand_sizes": tuple(len(h) for h in game.hands),
+            "max_turns": game.cfg.max_turns,
+            "board_card_rooms": tuple(sorted(game.board_cards)),
+        }
     over = game.over
-    return SeatView(
-        seat=seat,
-        num_players=game.n,
-        rules=game.cfg.name,
-        characters=tuple(game.seat_suspect),
-        hand=tuple(sorted(game.hands[seat])),
-        hand_sizes=tuple(len(h) for h in game.hands),
+    facts = history.facts
+    view = object.__new__(SeatView)  # a frozen dataclass, filled without its field-by-field __init__
+    d = view.__dict__
+    d.update(static)
+    d.update(
         phase=game.phase,
         acting=game.acting,
         current=game.current,
         turn=game.turn,
-        max_turns=game.cfg.max_turns,
         tokens=tuple(game.loc),
         weapons=tuple(game.weapon_loc),
-        eliminated=tuple(bool(e) for e in game.eliminated),
-        pending=tuple(game.pending) if game.pending is not None else None,  # type: ignore[arg-type]
+        eliminated=tuple(game.eliminated),
+        pending=tuple(game.pending) if game.pending is not None else None,
         dice=tuple(game.dice),
         roll_total=game.roll_total,
-        shown_to_me=tuple(history.shown_to_me),
-        shown_by_me=tuple(history.shown_by_me),
-        revealed=tuple(history.revealed),
-        peeked=tuple(history.peeked),
-        board_card_rooms=tuple(sorted(game.board_cards)),
-        events=tuple(history.events),
+        shown_to_me=facts[0],
+        shown_by_me=facts[1],
+        revealed=facts[2],
+        peeked=facts[3],
+        events=events,
         legal=legal,
         over=over,
         winner=game.winner,
         over_reason=game.over_reason if over else None,
-        solution=tuple(game.envelope) if over else None,  # type: ignore[arg-type]
+        solution=tuple(game.envelope) if over else None,
     )
+    return view
 
 
-__all__ = ["SeatHistory", "SeatView", "build_seat_view"]
+class SeatInfos(dict):  # type: ignore[type-arg]
+    """``env.infos``: each agent's info, ``{"seat_view": SeatView}`` (and ``"winner"`` once the
+    game is over), built when read and kept until the game moves on. The agent's info dict holds
+    only the frozen snapshot; this mapping (the env's) is never handed to an agent."""
+
+    def __init__(self, agents: Iterable[str], build: Any) -> None:
+        super().__init__(dict.fromkeys(agents))
+        self._build = build
+
+    def __getitem__(self, agent: str) -> dict[str, Any]:
+        if not dict.__contains__(self, agent):
+            raise KeyError(agent)
+        return self._build(agent)
+
+    def get(self, agent: str, default: Any = None) -> Any:  # type: ignore[override]
+        return self[agent] if dict.__contains__(self, agent) else default
+
+    def values(self) -> list[dict[str, Any]]:  # type: ignore[override]
+        return [self[a] for a in self]
+
+    def items(self) -> list[tuple[str, dict[str, Any]]]:  # type: ignore[override]
+        return [(a, self[a]) for a in self]
+
+    def copy(self) -> dict[str, dict[str, Any]]:
+        return {a: self[a] for a in self}
+
+    def __repr__(self) -> str:
+        return f"SeatInfos({list(self)})"
+
+
+__all__ = ["BLOCK", "History", "SeatHistory", "SeatInfos", "SeatView", "build_seat_view"]

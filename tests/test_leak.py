@@ -37,12 +37,13 @@ def _record(e, viewer, actions, rng_show, original_shows=None):
     or None when the replay stops being consistent with what ``viewer`` saw."""
     obs, infos, views = [], [], []
     agent_v = f"player_{viewer}"
-    snap = lambda: (e.observe(agent_v)["observation"].copy(), list(e.infos[agent_v]["events"]))  # noqa: E731
+    snap = lambda: (e.observe(agent_v)["observation"].copy(), list(e.infos[agent_v]["seat_view"].events))  # noqa: E731
     view = lambda: json.dumps(e.seat_view(agent_v).to_json(), sort_keys=True)  # noqa: E731
     o, i = snap()
     obs.append(o)
     infos.append(i)
     views.append(view())
+    seen = [_seen_by(e.game.log, viewer)]
     for k, a in enumerate(actions):
         g = e.game
         if g.over:
@@ -56,13 +57,27 @@ def _record(e, viewer, actions, rng_show, original_shows=None):
         if not e.observe(e.agent_selection)["action_mask"][a]:
             return None
         e.step(a)
-        i = list(e.infos[agent_v]["events"])
-        if original_shows is not None and i != original_shows[k + 1]:
+        i = list(e.infos[agent_v]["seat_view"].events)
+        seen.append(_seen_by(e.game.log, viewer))
+        if original_shows is not None and seen[-1] != original_shows[k + 1]:
             return None  # checked before observing: a rejected re-deal costs no observation
         infos.append(i)
         obs.append(e.observe(agent_v)["observation"].copy())
         views.append(view())
-    return obs, infos, views
+    return obs, infos, views, seen
+
+
+def _seen_by(log, viewer):
+    """What ``viewer`` witnessed, worked out here from the engine's log (not by the env's code),
+    to tell a consistent re-deal from one that changes what it saw."""
+    out = []
+    for ev in log:
+        if isinstance(ev, Show) and viewer not in (ev.refuter, ev.suggester):
+            ev = ("show", ev.refuter, ev.suggester)
+        elif isinstance(ev, Peek) and ev.seat != viewer:
+            ev = ("peek", ev.seat, ev.room)
+        out.append(ev)
+    return out
 
 
 def _redeal(game, viewer, rng):
@@ -153,7 +168,7 @@ def test_R31_observation_unchanged_under_consistent_redeal(n, seed, viewer, beli
     e.reset(seed=seed, options=deal)
     base = _record(e, viewer, actions, np.random.default_rng(0))
     assert base is not None
-    base_obs, base_infos, base_views = base
+    base_obs, base_infos, base_views, base_seen = base
     game0 = e.game
 
     accepted = differing_deals = 0
@@ -163,16 +178,16 @@ def test_R31_observation_unchanged_under_consistent_redeal(n, seed, viewer, beli
         if opts is None:
             continue
         e.reset(seed=seed, options=opts)
-        res = _record(e, viewer, actions, r, original_shows=base_infos)
+        res = _record(e, viewer, actions, r, original_shows=base_seen)
         if res is None:
             continue
         accepted += 1
-        obs, infos, views = res
+        obs, infos, views, _seen = res
         if _deal_options(e.game) != deal:
             differing_deals += 1
         for k, (a_, b_) in enumerate(zip(base_obs, obs)):
             assert np.array_equal(a_, b_), f"step {k}: player_{viewer}'s observation depends on cards it cannot see"
-        assert infos == base_infos
+        assert infos == base_infos, f"player_{viewer}'s info (seat view history) depends on cards it cannot see"
         for k, (a_, b_) in enumerate(zip(base_views, views)):
             assert a_ == b_, f"step {k}: player_{viewer}'s seat view (JSON) depends on cards it cannot see"
         if beliefs:  # the policy's features too (what the ppo agent computes for its seat)
@@ -214,7 +229,7 @@ def test_R31_info_log_redacts_shown_cards():
         e.step(int(rng.choice(non if len(non) else legal)))
     ev = next(ev for ev in e.game.log if isinstance(ev, Show))
     for seat in range(4):
-        seen = [x for x in e.infos[f"player_{seat}"]["events"] if isinstance(x, Show)][0]
+        seen = [x for x in e.infos[f"player_{seat}"]["seat_view"].events if isinstance(x, Show)][0]
         assert seen.card == (ev.card if seat in (ev.refuter, ev.suggester) else HIDDEN)
 
 
@@ -223,8 +238,8 @@ def test_R31_leak_test_detects_a_seat_view_leak(monkeypatch):
     from clue_env import seat_view as sv
 
     def unredacted(self, log):
-        self.events.extend(log[len(self.events) :])
+        return sv.History(log)  # the engine's own log: shown cards not hidden
 
     monkeypatch.setattr(sv.SeatHistory, "sync", unredacted)
-    with pytest.raises(AssertionError, match="seat view"):
+    with pytest.raises(AssertionError, match="seat view|cannot see"):
         test_R31_observation_unchanged_under_consistent_redeal(4, 2, 1, False, "classic")

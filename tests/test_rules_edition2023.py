@@ -115,7 +115,7 @@ def types(evs) -> list[str]:
 
 
 def seat_events(e, agent: str) -> list[tuple]:
-    return list(e.infos[agent]["events"])
+    return list(e.infos[agent]["seat_view"].events)
 
 
 # ---------------------------------------------------------------- R1

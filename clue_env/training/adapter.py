@@ -110,7 +110,7 @@ class SingleLearnerEnv(gym.Env):
         env, name = self.env, self.learner
         o = env.observe(name)
         self._mask = o["action_mask"]
-        feats = self._seat_features.update(o["observation"], env.infos[name]["events"])
+        feats = self._seat_features.update(o["observation"], env.infos[name]["seat_view"].events)
         self._obs = policy_observation(o["observation"], feats)
         return self._obs
 

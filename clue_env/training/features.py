@@ -2,7 +2,7 @@
 
 The policy's input is the seat's own observation vector (:data:`clue_env.observation.LAYOUT`)
 followed by the pieces of :data:`POLICY_PIECES`, all computed from what R31 lets the seat know:
-its observation and its own event log (``info["events"]``), fed into a
+its observation and its own event history (``info["seat_view"].events``), fed into a
 :class:`~clue_env.engine.witness.Witness`. The same code runs in training (the adapter computes
 it for the learning seat only) and in play (the ``ppo`` agent computes it for its own seat), so
 the two can never drift apart.

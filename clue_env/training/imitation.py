@@ -76,7 +76,7 @@ def record_game(
         info = env.infos[name]
         a = int(actors[s].act(o, info))
         if s in feats:
-            f = feats[s].update(o["observation"], info["events"])
+            f = feats[s].update(o["observation"], info["seat_view"].events)
             pobs = policy_observation(o["observation"], f)
             rows[s].append((pobs.astype(np.float16), o["action_mask"].astype(bool), a))
             if s in drivers:
