@@ -11,7 +11,7 @@ from typing import Any
 
 from clue_env.engine.config import RulesConfig
 
-from .base import Agent, ObsView
+from .base import Agent
 from .random_agents import RandomAgent, UniformAgent
 
 _REGISTRY: dict[str, Callable[..., Agent]] = {
@@ -98,4 +98,4 @@ def make_agent(spec: str, *, seat: int, num_players: int, rules: str | RulesConf
     return agent
 
 
-__all__ = ["Agent", "ObsView", "SpecFactory", "make_agent", "parse_spec", "register_agent"]
+__all__ = ["Agent", "SpecFactory", "make_agent", "parse_spec", "register_agent"]

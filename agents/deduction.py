@@ -27,10 +27,10 @@ from clue_env.engine.cards import N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS, ROOM_
 from clue_env.engine.game import Phase
 from clue_env.engine.knowledge import Contradiction
 from clue_env.engine.witness import Witness
-from clue_env.observation import HAND_SCALE
+from clue_env.seat_view import SeatView
 
 from . import register_agent
-from .base import Agent, ObsView
+from .base import Agent
 
 CODEC = default_codec()
 BOARD = classic_board()
@@ -140,15 +140,10 @@ class DeductionAgent(Agent):
         self._peek = 0.0
 
     # ------------------------------------------------------------------ knowledge
-    def _knowledge(self, view: ObsView, info: dict[str, Any]):
+    def _knowledge(self, view: SeatView):
         if self.witness is None:
-            n = self.num_players
-            rel = np.rint(view.piece("hand_size") * HAND_SCALE).astype(int)
-            sizes = [0] * n
-            for k in range(n):
-                sizes[(self.seat + k) % n] = int(rel[k])
-            self.witness = Witness(self.seat, view.hand, sizes)
-        self.witness.feed(info["seat_view"].events)
+            self.witness = Witness(self.seat, list(view.hand), list(view.hand_sizes))
+        self.witness.feed(view.events)
         return self.witness.knowledge
 
     def _certain(self, k) -> tuple[int, ...] | None:
@@ -184,10 +179,10 @@ class DeductionAgent(Agent):
 
     # ------------------------------------------------------------------ decisions
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
-        view = ObsView(observation)
+        view: SeatView = info["seat_view"]
         mask = observation["action_mask"]
         phase = view.phase
-        k = self._knowledge(view, info)
+        k = self._knowledge(view)
         if phase == Phase.REFUTE:
             return self._refute(mask, view)
         sol_known = self._certain(k) is not None
@@ -199,12 +194,12 @@ class DeductionAgent(Agent):
                     sol = self._best_triple[0]
             if sol is not None:
                 s, w, r = sol
-                return CODEC.ACCUSE + s * N_WEAPONS * N_ROOMS + (w - WEAPON_BASE) * N_ROOMS + (r - ROOM_BASE)
+                return CODEC.accuse(s, w - WEAPON_BASE, r - ROOM_BASE)
         if phase == Phase.SUGGEST:
-            room = view.suspect_node(view.my_suspect, BOARD)
+            room = view.my_node
             g = self._gains(k)[:, :, room]
             s, w = np.unravel_index(int(np.argmax(g + 1e-9 * self.rng.random(g.shape))), g.shape)
-            return CODEC.SUGGEST + int(s) * N_WEAPONS + int(w)
+            return CODEC.suggest(int(s), int(w))
         if phase in (Phase.START, Phase.MOVE):
             if sol_known and not self.rules.accuse_anywhere:
                 return self._to_any_room(view, mask)  # R28 (2023): accusations only from a room
@@ -213,24 +208,24 @@ class DeductionAgent(Agent):
             return self._move(view, mask, k, phase)
         return CODEC.END
 
-    def _to_any_room(self, view: ObsView, mask: np.ndarray) -> int:
+    def _to_any_room(self, view: SeatView, mask: np.ndarray) -> int:
         """Reach any room as fast as possible (to accuse there)."""
         for a in (CODEC.ROLL, CODEC.STAY, CODEC.PASSAGE):
             if mask[a]:
                 return a
-        rooms = [r for r in range(N_ROOMS) if mask[CODEC.ENTER + r]]
+        rooms = [r for r in range(N_ROOMS) if mask[CODEC.enter(r)]]
         if rooms:
-            return CODEC.ENTER + rooms[0]
-        me = view.suspect_node(view.my_suspect, BOARD)
+            return CODEC.enter(rooms[0])
+        me = view.my_node
         if mask[CODEC.TOWARD]:
-            return CODEC.TOWARD + int(np.argmin(BOARD.dist_to_room[me]))
+            return CODEC.toward(int(np.argmin(BOARD.dist_to_room[me])))
         return CODEC.END
 
-    def _move_2023(self, view: ObsView, mask: np.ndarray, k, phase: Phase) -> int:
+    def _move_2023(self, view: SeatView, mask: np.ndarray, k, phase: Phase) -> int:
         """R12/R16/R22: after the roll, move up to the sum, stay, take a passage, or end."""
         if phase == Phase.START:
             return CODEC.ROLL
-        me = view.suspect_node(view.my_suspect, BOARD)
+        me = view.my_node
         here = me if 0 <= me < N_ROOMS else -1
         value = self._room_values(view, k) + 1e-3
         dist = np.array(BOARD.dist_to_room[me], dtype=float)
@@ -238,15 +233,15 @@ class DeductionAgent(Agent):
         now = 0.5
         options: list[tuple[float, int]] = []
         for r in range(N_ROOMS):
-            if mask[CODEC.ENTER + r]:
-                options.append((value[r] / now, CODEC.ENTER + r))
+            if mask[CODEC.enter(r)]:
+                options.append((value[r] / now, CODEC.enter(r)))
             elif r != here:
-                options.append((value[r] / turns[r], CODEC.TOWARD + r if mask[CODEC.TOWARD] else CODEC.END))
+                options.append((value[r] / turns[r], CODEC.toward(r) if mask[CODEC.TOWARD] else CODEC.END))
             q = BOARD.passage[r]  # R20: reach r through its passage partner q, one turn later
             if q >= 0 and q != here:
-                via = CODEC.ENTER + q if mask[CODEC.ENTER + q] else (CODEC.TOWARD + q if mask[CODEC.TOWARD] else -1)
+                via = CODEC.enter(q) if mask[CODEC.enter(q)] else (CODEC.toward(q) if mask[CODEC.TOWARD] else -1)
                 if via >= 0:
-                    t = (now if mask[CODEC.ENTER + q] else turns[q]) + 1.0
+                    t = (now if mask[CODEC.enter(q)] else turns[q]) + 1.0
                     options.append((max(value[r], value[q]) / t, via))
         if mask[CODEC.STAY] and here >= 0:
             options.append((value[here] / now + 1e-9, CODEC.STAY))
@@ -257,16 +252,16 @@ class DeductionAgent(Agent):
             return CODEC.END
         return max(options, key=lambda o: o[0])[1]
 
-    def _room_values(self, view: ObsView, k) -> np.ndarray:
+    def _room_values(self, view: SeatView, k) -> np.ndarray:
         """What a visit to each room is worth: its best suggestion, plus an unseen face-down card."""
         value = self._gains(k).max(axis=(0, 1)).copy()
         if self._peek > 0 and self.witness is not None:
-            for r in np.flatnonzero(view.piece("board_rooms")):
-                if int(r) not in self.witness.peeked_rooms:
+            for r in view.board_card_rooms:
+                if r not in self.witness.peeked_rooms:
                     value[r] += self._peek
         return value
 
-    def _room_scores(self, view: ObsView, k, here: int, me: int) -> np.ndarray:
+    def _room_scores(self, view: SeatView, k, here: int, me: int) -> np.ndarray:
         value = self._room_values(view, k)
         dist = np.array(BOARD.dist_to_room[me], dtype=float)
         turns = np.maximum(1.0, dist / 3.5)
@@ -277,8 +272,8 @@ class DeductionAgent(Agent):
                 turns[p] = 1.0
         return (value + 1e-3) / turns
 
-    def _move(self, view: ObsView, mask: np.ndarray, k, phase: Phase) -> int:
-        me = view.suspect_node(view.my_suspect, BOARD)
+    def _move(self, view: SeatView, mask: np.ndarray, k, phase: Phase) -> int:
+        me = view.my_node
         here = me if 0 <= me < N_ROOMS else -1
         if phase == Phase.START:
             if mask[CODEC.STAY]:
@@ -297,20 +292,19 @@ class DeductionAgent(Agent):
             p = BOARD.passage[start_here]
             scores[p] = (self._gains(k).max(axis=(0, 1))[p] + 1e-3) / max(1.0, BOARD.dist_to_room[me][p] / 3.5)
         goal = int(np.argmax(scores))
-        return CODEC.TOWARD + goal
+        return CODEC.toward(goal)
 
-    def _refute(self, mask: np.ndarray, view: ObsView) -> int:
-        cards = [c for c in range(N_CARDS) if mask[CODEC.SHOW + c]]
-        n = self.num_players
-        suggester = (self.seat + int(np.argmax(view.piece("current")))) % n
+    def _refute(self, mask: np.ndarray, view: SeatView) -> int:
+        cards = [c for c in range(N_CARDS) if mask[CODEC.show(c)]]
+        suggester = view.current  # R27: the suggester is the seat whose turn it is
         shown = self.witness.shown_by_me if self.witness else {}
         seen_by_them = [c for c in cards if suggester in shown.get(c, ())]
         if seen_by_them:
-            return CODEC.SHOW + seen_by_them[0]
+            return CODEC.show(seen_by_them[0])
         shown_before = [c for c in cards if c in shown]
         if shown_before:
-            return CODEC.SHOW + max(shown_before, key=lambda c: len(shown[c]))
-        return CODEC.SHOW + cards[int(self.rng.integers(len(cards)))]
+            return CODEC.show(max(shown_before, key=lambda c: len(shown[c])))
+        return CODEC.show(cards[int(self.rng.integers(len(cards)))])
 
 
 register_agent("deduction", DeductionAgent)

@@ -17,9 +17,10 @@ from clue_env.engine.board import classic_board
 from clue_env.engine.cards import N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS, ROOM_BASE, WEAPON_BASE
 from clue_env.engine.events import HIDDEN, NOBODY, NoRefute, Peek, Reveal, Suggest
 from clue_env.engine.game import Phase
+from clue_env.seat_view import SeatView
 
 from . import register_agent
-from .base import Agent, ObsView
+from .base import Agent
 
 CODEC = default_codec()
 BOARD = classic_board()
@@ -56,10 +57,10 @@ class NotebookAgent(Agent):
             if c not in self.noted and not self._board_game:
                 self.in_envelope.add(c)  # R25: nobody holds it and no card lies on the board
 
-    def candidates(self, view: ObsView) -> list[list[int]]:
+    def candidates(self, view: SeatView) -> list[list[int]]:
         seen = np.zeros(N_CARDS, dtype=bool)
-        seen[view.hand] = True
-        seen |= view.piece("shown_to_me").any(axis=0) > 0
+        seen[list(view.hand)] = True
+        seen[[card for card, _by in view.shown_to_me]] = True
         seen[list(self.noted)] = True
         out = []
         for lo, size in ((0, N_SUSPECTS), (WEAPON_BASE, N_WEAPONS), (ROOM_BASE, N_ROOMS)):
@@ -75,27 +76,27 @@ class NotebookAgent(Agent):
         """A suspect and a weapon it has not seen (any, once all of a kind are seen)."""
         s = self._pick(sus or list(range(N_SUSPECTS)))
         w = self._pick(wep or list(range(WEAPON_BASE, WEAPON_BASE + N_WEAPONS))) - WEAPON_BASE
-        return CODEC.SUGGEST + s * N_WEAPONS + w
+        return CODEC.suggest(s, w)
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
-        view = ObsView(observation)
+        view: SeatView = info["seat_view"]
         mask = observation["action_mask"]
         phase = view.phase
         if phase == Phase.REFUTE:
-            cards = [c for c in range(N_CARDS) if mask[CODEC.SHOW + c]]
-            return CODEC.SHOW + self._pick(cards)
-        self._board_game = bool(view.piece("board_rooms").any())
-        self._read_log(info["seat_view"].events)
+            cards = [c for c in range(N_CARDS) if mask[CODEC.show(c)]]
+            return CODEC.show(self._pick(cards))
+        self._board_game = bool(view.board_card_rooms)
+        self._read_log(view.events)
         sus, wep, rms = self.candidates(view)
         if mask[CODEC.ACCUSE] or mask[CODEC.accuse_slice].any():
             if len(sus) == 1 and len(wep) == 1 and len(rms) == 1:
                 s, w, r = sus[0], wep[0] - WEAPON_BASE, rms[0] - ROOM_BASE
-                return CODEC.ACCUSE + s * N_WEAPONS * N_ROOMS + w * N_ROOMS + r
+                return CODEC.accuse(s, w, r)
         targets = [c - ROOM_BASE for c in rms]
         # R30: rooms where a face-down card still waits to be looked at
-        targets += [int(r) for r in np.flatnonzero(view.piece("board_rooms")) if int(r) not in self.peeked_rooms]
+        targets += [r for r in view.board_card_rooms if r not in self.peeked_rooms]
         targets = sorted(set(targets))
-        me = view.suspect_node(view.my_suspect, BOARD)
+        me = view.my_node
         solved = len(sus) == 1 and len(wep) == 1 and len(rms) == 1
         if self.rules.roll_first:
             return self._act_2023(view, mask, phase, targets, me, sus, wep, solved)
@@ -111,7 +112,7 @@ class NotebookAgent(Agent):
         if phase == Phase.MOVE:
             options = [r for r in targets if r != me] or targets
             goal = min(options, key=lambda r: (BOARD.dist_to_room[me][r], r))
-            return CODEC.TOWARD + goal
+            return CODEC.toward(goal)
         if phase == Phase.SUGGEST:
             return self._suggest(sus, wep)
         return CODEC.END
@@ -130,14 +131,14 @@ class NotebookAgent(Agent):
                 return CODEC.STAY
             if repeat:
                 targets = [r for r in targets if r != here] or targets
-            enter = [r for r in targets if mask[CODEC.ENTER + r] and r != here]
+            enter = [r for r in targets if mask[CODEC.enter(r)] and r != here]
             if enter:
-                return CODEC.ENTER + min(enter, key=lambda r: (BOARD.dist_to_room[me][r], r))
+                return CODEC.enter(min(enter, key=lambda r: (BOARD.dist_to_room[me][r], r)))
             if mask[CODEC.PASSAGE] and BOARD.passage[here] in targets:
                 return CODEC.PASSAGE
             options = [r for r in targets if r != here]
             if options and mask[CODEC.TOWARD]:
-                return CODEC.TOWARD + min(options, key=lambda r: (BOARD.dist_to_room[me][r], r))
+                return CODEC.toward(min(options, key=lambda r: (BOARD.dist_to_room[me][r], r)))
             if mask[CODEC.STAY]:
                 return CODEC.STAY
             return CODEC.END

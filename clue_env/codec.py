@@ -57,6 +57,27 @@ class ActionCodec:
         self.accuse_slice = slice(self.ACCUSE, self.ACCUSE + self.size["accuse"])
         self._mask_cache: dict[Legal, np.ndarray] = {}
 
+    # ---------------------------------------------------------------- named indices
+    def enter(self, room: int) -> int:
+        """``enter ROOM`` (room index 0-8)."""
+        return self.ENTER + room
+
+    def toward(self, room: int) -> int:
+        """``toward ROOM`` (room index 0-8)."""
+        return self.TOWARD + room
+
+    def suggest(self, suspect: int, weapon: int) -> int:
+        """``suggest SUSPECT WEAPON`` (suspect and weapon indices 0-5)."""
+        return self.SUGGEST + suspect * N_WEAPONS + weapon
+
+    def show(self, card: int) -> int:
+        """``show CARD`` (flat card index 0-20)."""
+        return self.SHOW + card
+
+    def accuse(self, suspect: int, weapon: int, room: int) -> int:
+        """``accuse SUSPECT WEAPON ROOM`` (suspect, weapon and room indices)."""
+        return self.ACCUSE + (suspect * N_WEAPONS + weapon) * N_ROOMS + room
+
     # ---------------------------------------------------------------- index <-> action
     def _decode_slow(self, i: int) -> Action:
         for name, kind, size, _doc in self.segments:

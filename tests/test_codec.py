@@ -82,3 +82,19 @@ def test_parse_action_value_types():
     board = default_codec().board
     assert parse_action("show lead_pipe", board) == Action(Kind.SHOW, 8)
     assert parse_action("accuse scarlet candlestick kitchen", board) == Action(Kind.ACCUSE, 0, 0, 0)
+
+
+def test_named_index_helpers_match_the_text_forms():
+    from clue_env.codec import default_codec
+    from clue_env.engine.cards import CARDS, ROOMS, SUSPECTS, WEAPONS
+
+    c = default_codec()
+    for r, room in enumerate(ROOMS):
+        assert c.to_text(c.enter(r)) == f"enter {room}" and c.to_text(c.toward(r)) == f"toward {room}"
+    for s, sus in enumerate(SUSPECTS):
+        for w, wep in enumerate(WEAPONS):
+            assert c.to_text(c.suggest(s, w)) == f"suggest {sus} {wep}"
+            for r, room in enumerate(ROOMS):
+                assert c.to_text(c.accuse(s, w, r)) == f"accuse {sus} {wep} {room}"
+    for k, card in enumerate(CARDS):
+        assert c.to_text(c.show(k)) == f"show {card}"
