@@ -30,6 +30,7 @@ Version history: v0 — first release.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -41,6 +42,7 @@ from . import wrappers as fast_wrappers
 from .codec import ActionCodec, default_codec
 from .engine.board import OFF_BOARD, classic_board
 from .engine.cards import CARDS, N_ROOMS, ROOMS, SUSPECTS, WEAPONS, card_index
+from .engine.chance import Chance, RandomChance
 from .engine.config import RulesConfig, load_rules
 from .engine.errors import ClueError, IllegalActionError
 from .engine.game import Game, Phase
@@ -104,6 +106,9 @@ class raw_env(AECEnv):
         self._zero_mask = np.zeros(self.codec.n, dtype=np.int8)
         self._mask: np.ndarray | None = None
         self._rng = np.random.default_rng()
+        #: ``rng -> Chance`` used by :meth:`reset` (default: ``RandomChance(rng)``); tests script
+        #: the dice or the first-player rolls with ``lambda rng: ScriptedChance(..., fallback=RandomChance(rng))``
+        self.chance_factory: Callable[[np.random.Generator], Chance] | None = None
         self.agents = []
 
     # ------------------------------------------------------------------ spaces
@@ -123,11 +128,6 @@ class raw_env(AECEnv):
         return self.codec.from_text(text)
 
     # ------------------------------------------------------------------ reset
-    def _roll(self, num_dice: int, faces: int) -> tuple[int, ...]:
-        if num_dice == 1:
-            return (int(self._rng.integers(1, faces + 1)),)
-        return tuple(int(x) for x in self._rng.integers(1, faces + 1, size=num_dice))
-
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new game. ``options`` may fix the deal and the position (SPEC):
 
@@ -138,10 +138,10 @@ class raw_env(AECEnv):
         """
         rng = np.random.default_rng(seed) if seed is not None else self._rng
         game = Game(self.rules, self.num_players, self.board)
-        game.roller = self._roll
         envelope, hands, tokens, weapons = self._parse_options(options)
         board_cards = (options or {}).get("board_cards") if isinstance(options, dict) else None
-        game.setup(rng, envelope=envelope, hands=hands, board_cards=board_cards)
+        chance = self.chance_factory(rng) if self.chance_factory is not None else RandomChance(rng)
+        game.setup(chance, envelope=envelope, hands=hands, board_cards=board_cards)
         for sus, node in tokens.items():
             game.place_token(sus, node)
         for w, room in weapons.items():

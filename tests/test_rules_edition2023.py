@@ -36,6 +36,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 import clue_env
 from clue_env import ConfigError, IllegalMoveError
 from clue_env.engine.cards import CARDS, ROOMS
+from clue_env.engine.chance import RandomChance, ScriptedChance
 from clue_env.engine.config import load_rules
 from clue_env.engine.events import HIDDEN, NOBODY, Peek, Reveal, Turn
 from clue_env.engine.game import Game
@@ -77,12 +78,17 @@ def new23(num_players: int = 3, *, seed: int = 0, envelope=ENVELOPE, hands=None,
 
 
 def make23(num_players: int = 3, *, first: int = 0, **kw) -> clue_env.raw_env:
-    """A reset 2023 raw env where seat ``first`` won the opening roll (R10)."""
-    for seed in range(400):
-        e = new23(num_players, seed=seed, **kw)
-        if e.agent_selection == f"player_{first}":
-            return e
-    raise AssertionError(f"no seed in 0..399 lets player_{first} start")
+    """A reset 2023 raw env where seat ``first`` won the opening roll (R10): its die is scripted
+    to 6 and everyone else's to 1; every other draw comes from the env's generator."""
+    dies = [6 if s == first else 1 for s in range(num_players)]
+    overrides = {k: kw.pop(k) for k in list(kw) if k not in ("seed", "envelope", "hands", "tokens", "board_cards")}
+    e = clue_env.raw_env(num_players=num_players, rules=RULES, **overrides)
+    e.chance_factory = lambda rng: ScriptedChance(dies=dies, fallback=RandomChance(rng))
+    options = {key: (list(v) if key == "envelope" else v) for key, v in kw.items() if key != "seed" and v is not None}
+    options.setdefault("envelope", list(ENVELOPE))
+    e.reset(seed=kw.get("seed", 0), options=options)
+    assert e.agent_selection == f"player_{first}"
+    return e
 
 
 def make2(first: int = 0, **kw) -> clue_env.raw_env:
@@ -242,26 +248,6 @@ def test_R9_2023_out_of_range_refused(num_players):
 
 
 # ---------------------------------------------------------------- R10
-class _ScriptedRng:
-    """A numpy Generator whose one-die rolls (``integers(1, 7)``) come from a script."""
-
-    def __init__(self, seed: int, rolls=(), record: bool = False) -> None:
-        self.g = np.random.default_rng(seed)
-        self.script = list(rolls)
-        self.record = record
-        self.rolls: list[int] = []
-
-    def integers(self, low, high=None, size=None, **kw):
-        if (low, high, size) == (1, 7, None):
-            v = int(self.g.integers(1, 7)) if self.record else self.script.pop(0)
-            self.rolls.append(v)
-            return v
-        return self.g.integers(low, high, size, **kw)
-
-    def __getattr__(self, name):
-        return getattr(self.g, name)
-
-
 def _first_from_rolls(n: int, rolls: list[int]) -> int:
     """R10 by hand: everyone rolls one die, the highest starts, tied seats roll again."""
     contenders = list(range(n))
@@ -286,9 +272,9 @@ def _first_from_rolls(n: int, rolls: list[int]) -> int:
 )
 def test_R10_2023_highest_roll_starts_ties_reroll(n, rolls, first):
     g = Game(load_rules(RULES), n)
-    rng = _ScriptedRng(0, rolls)
-    g.setup(rng, envelope=ENVELOPE)
-    assert rng.script == [], "the rule needs exactly these rolls"
+    chance = ScriptedChance(dies=rolls)
+    g.setup(chance, envelope=ENVELOPE)
+    assert chance.dies == [] and chance.drawn["die"] == rolls, "the rule needs exactly these rolls"
     assert g.current == g.acting == first
     assert g.log[-1] == Turn(first, 1)
 
@@ -297,10 +283,11 @@ def test_R10_2023_highest_roll_starts_ties_reroll(n, rolls, first):
 def test_R10_2023_first_player_matches_the_rolls_drawn(n):
     for seed in range(15):
         g = Game(load_rules(RULES), n)
-        rng = _ScriptedRng(seed, record=True)
-        g.setup(rng)
-        assert len(rng.rolls) >= n
-        assert g.current == _first_from_rolls(n, rng.rolls), (seed, rng.rolls)
+        chance = ScriptedChance(seed=seed)  # nothing scripted: every draw from its seeded fallback
+        g.setup(chance)
+        rolls = chance.drawn["die"]
+        assert len(rolls) >= n
+        assert g.current == _first_from_rolls(n, rolls), (seed, rolls)
 
 
 def test_R10_2023_first_player_varies_with_the_seed():

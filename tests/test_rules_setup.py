@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pytest
 from conftest import HANDS4, dests, make_env, pass_turn, roll, where
 
@@ -227,3 +228,29 @@ def test_R7_unplayed_start_squares_are_free_only_with_players_only():
     e = make_env(3, tokens_on_board="players_only", tokens={"scarlet": "1,14"})
     roll(e, 1)
     assert dests(e) == ({(0, 14), (1, 15)}, set())
+
+
+def test_explicit_chance_every_draw_goes_through_the_chance_object():
+    """R5-R10, R12: the deal, weapons, first player and dice all come from the Chance passed in."""
+    from clue_env.engine.chance import RandomChance, ScriptedChance
+    from clue_env.engine.config import load_rules
+    from clue_env.engine.game import Game
+
+    cfg = load_rules("edition2023")
+    a, b = Game(cfg, 4), Game(cfg, 4)
+    a.setup(RandomChance(np.random.default_rng(5)))
+    b.setup(np.random.default_rng(5))  # a Generator is wrapped the same way
+    assert (a.hands, a.envelope, a.weapon_loc, a.current) == (b.hands, b.envelope, b.weapon_loc, b.current)
+    s = ScriptedChance(dies=[1, 1, 1, 6], rolls=[(3, 4)], seed=2)
+    g = Game(cfg, 4)
+    g.setup(s)
+    assert g.current == 3 and s.drawn["die"] == [1, 1, 1, 6]
+    assert len(s.drawn["permutation"]) >= 2 and len(s.drawn["index"]) == 3  # deal, deck, weapons; envelope picks
+    from clue_env.engine.actions import Action, Kind
+
+    g.apply(Action(Kind.ROLL))  # R12: the scripted roll
+    assert g.dice == (3, 4) and s.drawn["dice"] == [(3, 4)]
+    with pytest.raises(ValueError, match="not 2 dice"):
+        ScriptedChance(rolls=[(7, 1)]).dice(2, 6)
+    with pytest.raises(LookupError, match="no scripted die"):
+        ScriptedChance(strict=True).die(6)

@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .cards import CARDS, N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS, ROOM_BASE, WEAPON_BASE, card_index
+from .chance import Chance
 from .config import RulesConfig
 from .errors import InvalidDealError
 
 
 class Dealer:
-    """Deals for ``n`` players under ``cfg``; all chance comes from the ``rng`` passed in."""
+    """Deals for ``n`` players under ``cfg``; all chance comes from the ``Chance`` passed in."""
 
     def __init__(self, n: int, cfg: RulesConfig) -> None:
         self.n = n
@@ -50,7 +51,7 @@ class Dealer:
 
     def deal(
         self,
-        rng,
+        chance: Chance,
         envelope: Iterable[str] | None,
         hands: dict[int, Iterable[str]] | None,
         board_cards: dict[str, str] | None = None,
@@ -58,7 +59,7 @@ class Dealer:
         """(envelope cards, each seat's cards, {room: face-down card}), fixed parts validated."""
         board = self.parse_board(board_cards)
         k = self.board_count()
-        env_cards, hand_cards = self.deal_cards(rng, envelope, hands, board)
+        env_cards, hand_cards = self.deal_cards(chance, envelope, hands, board)
         if board is None:
             board = {}
             if k:
@@ -67,21 +68,21 @@ class Dealer:
                     loose = [c for c in range(N_CARDS) if c not in placed]
                 else:  # R30: k of the dealt cards go face down into k random rooms instead
                     pool = [c for h in hand_cards for c in h]
-                    loose = [pool[int(i)] for i in rng.permutation(len(pool))[:k]]
-                    hand_cards = self.deal_rest(rng, [c for c in pool if c not in loose])
-                rooms = rng.permutation(N_ROOMS)[: len(loose)]
+                    loose = [pool[int(i)] for i in chance.permutation(len(pool))[:k]]
+                    hand_cards = self.deal_rest(chance, [c for c in pool if c not in loose])
+                rooms = chance.permutation(N_ROOMS)[: len(loose)]
                 board = {int(r): c for r, c in zip(rooms, sorted(loose))}
         return env_cards, hand_cards, board
 
-    def deal_rest(self, rng, cards: list[int]) -> list[list[int]]:
-        order = rng.permutation(len(cards))
+    def deal_rest(self, chance: Chance, cards: list[int]) -> list[list[int]]:
+        order = chance.permutation(len(cards))
         hand_cards: list[list[int]] = [[] for _ in range(self.n)]
         for i, j in enumerate(order):
             hand_cards[i % self.n].append(cards[int(j)])  # R6: one at a time, clockwise from seat 0
         return hand_cards
 
     def deal_cards(
-        self, rng, envelope: Iterable[str] | None, hands: dict[int, Iterable[str]] | None, board: dict[int, int] | None
+        self, chance: Chance, envelope: Iterable[str] | None, hands: dict[int, Iterable[str]] | None, board: dict[int, int] | None
     ) -> tuple[tuple[int, int, int], list[list[int]]]:
         n = self.n
         on_board = set(board.values()) if board else set()
@@ -154,8 +155,8 @@ class Dealer:
             ]
             if any(not p for p in pools):
                 raise InvalidDealError("board_cards leave no card of some kind for the envelope")
-            env_cards = tuple(p[int(rng.integers(len(p)))] for p in pools)  # type: ignore[assignment]
+            env_cards = tuple(p[chance.index(len(p))] for p in pools)  # type: ignore[assignment]
         if any(c in on_board for c in env_cards):
             raise InvalidDealError("an envelope card is also on the board")
         rest = [c for c in range(N_CARDS) if c not in env_cards and c not in on_board]
-        return env_cards, self.deal_rest(rng, rest)
+        return env_cards, self.deal_rest(chance, rest)

@@ -3,9 +3,10 @@
 No gymnasium or pettingzoo here. A :class:`Game` holds the whole position (hidden cards
 included); :meth:`Game.legal` lists what the acting seat may do and :meth:`Game.apply` plays an
 :class:`~clue_env.engine.actions.Action`, raising :class:`IllegalActionError` (and changing
-nothing) when it is not legal. Chance is explicit: the game never draws random numbers itself,
-it asks ``roller`` (set by the env from its seeded generator), or takes ``next_rolls`` queued by
-a test.
+nothing) when it is not legal. Chance is explicit: the game never draws random numbers itself;
+every draw (deal, weapons, first player, dice, Clue-card deck) goes through the
+:class:`~clue_env.engine.chance.Chance` passed to :meth:`Game.setup` (the env's seeded one, or a
+test's :class:`~clue_env.engine.chance.ScriptedChance`); ``next_rolls`` queued by a test come first.
 
 Phases of a turn (R11, R13, R19-R22, R26-R28)::
 
@@ -24,9 +25,11 @@ event type says how it is redacted (R31).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from enum import IntEnum
 from typing import NamedTuple
+
+import numpy as np
 
 from .actions import Action, Kind
 from .board import OFF_BOARD, Board, classic_board
@@ -39,6 +42,7 @@ from .cards import (
     SUSPECTS,
     WEAPON_BASE,
 )
+from .chance import Chance, as_chance
 from .clue_cards import Effect, build_deck
 from .config import RulesConfig
 from .deal import Dealer
@@ -117,7 +121,9 @@ class Game:
         self.suspect_seat: tuple[int, ...] = tuple(
             self.seat_suspect.index(s) if s in self.seat_suspect else -1 for s in range(N_SUSPECTS)
         )
-        self.roller: Callable[[int, int], tuple[int, ...]] | None = None
+        #: where every random draw comes from (set by :meth:`setup`; the env passes its seeded one)
+        self.chance: Chance | None = None
+        #: rolls queued by a test, used before ``chance`` is asked
         self.next_rolls: list[tuple[int, ...]] = []
         self._clear()
 
@@ -153,19 +159,23 @@ class Game:
 
     def setup(
         self,
-        rng,
+        chance: Chance | np.random.Generator,
         envelope: Iterable[str] | None = None,
         hands: dict[int, Iterable[str]] | None = None,
         board_cards: dict[str, str] | None = None,
     ) -> None:
         """Deal (R5-R6, R30), place tokens (R7) and weapons (R8), pick the first player (R10).
 
-        ``rng`` is a ``numpy.random.Generator``; ``envelope`` / ``hands`` / ``board_cards`` fix
+        ``chance`` is a :class:`~clue_env.engine.chance.Chance` (a ``numpy.random.Generator`` is
+        wrapped in :class:`~clue_env.engine.chance.RandomChance`); every later roll of the dice
+        draws from it too. ``envelope`` / ``hands`` / ``board_cards`` fix
         the deal (card ids; ``board_cards`` maps rooms to the cards lying face down there in the
         2023 two-player game) and are validated as a partition of the 21 cards
         (:class:`InvalidDealError`).
         """
-        env_cards, hand_cards, board = Dealer(self.n, self.cfg).deal(rng, envelope, hands, board_cards)
+        chance = as_chance(chance)
+        env_cards, hand_cards, board = Dealer(self.n, self.cfg).deal(chance, envelope, hands, board_cards)
+        self.chance = chance
         self._clear()
         self.board_cards = board
         for c in board.values():
@@ -179,9 +189,9 @@ class Game:
         # R24: the Clue-card deck, shuffled face down.
         if self.cfg.clue_cards:
             deck = build_deck(self.cfg.clue_deck)
-            self.clue_deck = [deck[int(i)] for i in rng.permutation(len(deck))]
+            self.clue_deck = [deck[int(i)] for i in chance.permutation(len(deck))]
         # R8: weapons at random in distinct rooms.
-        rooms = rng.permutation(N_ROOMS)[:N_WEAPONS]
+        rooms = chance.permutation(N_ROOMS)[:N_WEAPONS]
         self.weapon_loc = [int(x) for x in rooms]
         # R7: tokens on their start squares.
         for sus in range(N_SUSPECTS):
@@ -191,7 +201,7 @@ class Game:
         if self.cfg.first_player == "highest_roll":
             contenders = list(range(self.n))
             while len(contenders) > 1:
-                rolls = [int(rng.integers(1, self.cfg.die_faces + 1)) for _ in contenders]
+                rolls = [chance.die(self.cfg.die_faces) for _ in contenders]
                 top = max(rolls)
                 contenders = [seat for seat, v in zip(contenders, rolls) if v == top]
             first = contenders[0]
@@ -391,10 +401,10 @@ class Game:
         cfg = self.cfg
         if self.next_rolls:
             dice = tuple(self.next_rolls.pop(0))
-        elif self.roller is not None:
-            dice = self.roller(cfg.num_dice, cfg.die_faces)
+        elif self.chance is not None:
+            dice = self.chance.dice(cfg.num_dice, cfg.die_faces)
         else:
-            raise RuntimeError("Game.roller is not set: chance must come from the env's generator")
+            raise RuntimeError("Game.chance is not set: call setup() first (chance must come from the env's generator)")
         total = sum(dice)  # R23: a magnifying glass (face 1) counts as one
         self.dice = dice
         self.roll_total = total
