@@ -20,6 +20,7 @@ run: setup
 
 test: setup
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 lint: setup

@@ -60,7 +60,7 @@ class IllegalMoveError(IllegalActionError):
 class raw_env(AECEnv):
     """The bare Clue AEC environment (see the module docstring)."""
 
-    metadata = {"name": "clue_v0", "render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False}
+    metadata: dict[str, Any] = {"name": "clue_v0", "render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False}
 
     def __init__(
         self,
@@ -109,7 +109,7 @@ class raw_env(AECEnv):
         #: ``rng -> Chance`` used by :meth:`reset` (default: ``RandomChance(rng)``); tests script
         #: the dice or the first-player rolls with ``lambda rng: ScriptedChance(..., fallback=RandomChance(rng))``
         self.chance_factory: Callable[[np.random.Generator], Chance] | None = None
-        self.agents = []
+        self.agents: list[str] = []
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space:

@@ -147,7 +147,7 @@ class SeatLog(Sequence):
     def __len__(self) -> int:
         return len(self._log)
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i):
         if isinstance(i, slice):
             return [ev.redacted(self.seat) for ev in self._log[i]]
         return self._log[i].redacted(self.seat)
@@ -256,12 +256,12 @@ class ObservationEncoder:
         off = self.L.offset
         for i in range(self._seen, len(log)):
             ev = log[i]
-            t = type(ev)  # dispatch on the event type (most frequent first)
-            if t is Move:
+            # dispatch on the event type, most frequent first
+            if isinstance(ev, Move):
                 sus = ev.suspect
                 node = ev.node
                 self._set_loc(sus, node)
-            elif t is Roll:
+            elif isinstance(ev, Roll):
                 total = ev.total
                 dice = ev.dice
                 o = off["roll"]
@@ -270,7 +270,7 @@ class ObservationEncoder:
                 for k, face in enumerate(dice[:_MAX_DICE]):
                     if 1 <= face <= _FACES:
                         b[:, o + k * _FACES + face - 1] = 1.0
-            elif t is Turn:
+            elif isinstance(ev, Turn):
                 seat = ev.seat
                 turn = ev.turn
                 b[:, off["turn"]] = turn / g.cfg.max_turns
@@ -290,7 +290,7 @@ class ObservationEncoder:
                 b[:, k0 : k0 + N_CARDS + 1] = 0.0
                 for v in range(n):
                     b[v, o + self.rel[v][seat]] = 1.0
-            elif t is Suggest:
+            elif isinstance(ev, Suggest):
                 seat = ev.seat
                 s = ev.suspect
                 w = ev.weapon
@@ -303,7 +303,7 @@ class ObservationEncoder:
                 b[:, o + s] = 1.0
                 b[:, o + N_SUSPECTS + w] = 1.0
                 b[:, o + N_SUSPECTS + N_WEAPONS + r] = 1.0
-            elif t is Pass:
+            elif isinstance(ev, Pass):
                 j = ev.seat
                 o = off["passed"]
                 for v in range(n):
@@ -311,7 +311,7 @@ class ObservationEncoder:
                         base = o + (self.rel[v][j] - 1) * N_CARDS
                         for c in self._named:
                             b[v, base + c] = 1.0
-            elif t is Show:
+            elif isinstance(ev, Show):
                 j = ev.refuter
                 sug = ev.suggester
                 card = ev.card
@@ -328,11 +328,11 @@ class ObservationEncoder:
                 b[sug, off["refuted_card"] + card] = 1.0
                 b[j, off["i_showed"] + (self.rel[j][sug] - 1) * N_CARDS + card] = 1.0
                 b[j, off["refuted_card"] + card] = 1.0
-            elif t is WeaponMoved:
+            elif isinstance(ev, WeaponMoved):
                 w = ev.weapon
                 r = ev.room
                 self._set_weapon(w, r)
-            elif t is Accuse:
+            elif isinstance(ev, Accuse):
                 seat = ev.seat
                 s = ev.suspect
                 w = ev.weapon
@@ -348,19 +348,19 @@ class ObservationEncoder:
                     b[v, base + N_SUSPECTS + N_WEAPONS + r] = 1.0
                     if not correct:
                         b[v, off["eliminated"] + k] = 1.0
-            elif t is ClueCard:
+            elif isinstance(ev, ClueCard):
                 card = ev.card
                 o = off["clue_card"]
                 if card >= 0:
                     b[:, o + card] = 1.0
                 b[:, o + N_CARDS] = 1.0
-            elif t is Reveal:
+            elif isinstance(ev, Reveal):
                 card = ev.card
                 holder = ev.holder
                 o = off["revealed"] + card * (MAX_SEATS + 1)
                 for v in range(n):
                     b[v, o + (self.rel[v][holder] if holder != NOBODY else MAX_SEATS)] = 1.0
-            elif t is Peek:
+            elif isinstance(ev, Peek):
                 seat = ev.seat
                 card = ev.card
                 b[seat, off["board_seen"] + card] = 1.0

@@ -44,7 +44,6 @@ _LOG_LINES = 8
 _card = card_name
 _room = room_name
 _glass = is_glass
-_faces = faces_text
 
 
 def dice_text(game: Game, dice: tuple[int, ...] | None = None) -> str:
@@ -54,15 +53,7 @@ def dice_text(game: Game, dice: tuple[int, ...] | None = None) -> str:
         return ""
     if len(dice) == 1 and not _glass(game, dice[0]):
         return f"roll {dice[0]}"
-    return f"dice {_faces(game, dice)}"
-
-
-def _faces(game: Game, dice: tuple[int, ...]) -> str:
-    """``[glass, 5] = 6``; one plain die: ``4``."""
-    if len(dice) == 1 and not _glass(game, dice[0]):
-        return str(dice[0])
-    faces = ["glass" if _glass(game, f) else str(f) for f in dice]
-    return f"[{', '.join(faces)}] = {sum(dice)}"
+    return f"dice {faces_text(game, dice)}"
 
 
 def public_line(game: Game, ev: Event) -> str:

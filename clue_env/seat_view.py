@@ -273,18 +273,17 @@ class SeatHistory:
             if len(self._tail) == BLOCK:
                 self._blocks = (*self._blocks, tuple(self._tail))
                 self._tail = []
-            t = type(ev)
-            if t is Show:
-                if ev.suggester == seat and ev.card >= 0:  # type: ignore[attr-defined]
-                    facts[0] = (*facts[0], (ev.card, ev.refuter))  # type: ignore[attr-defined]
-                elif ev.refuter == seat:  # type: ignore[attr-defined]
-                    facts[1] = (*facts[1], (ev.card, ev.suggester))  # type: ignore[attr-defined]
-            elif t is Reveal:
-                fact = (ev.card, ev.holder if ev.holder >= 0 else NOBODY)  # type: ignore[attr-defined]
+            if isinstance(ev, Show):
+                if ev.suggester == seat and ev.card >= 0:
+                    facts[0] = (*facts[0], (ev.card, ev.refuter))
+                elif ev.refuter == seat:
+                    facts[1] = (*facts[1], (ev.card, ev.suggester))
+            elif isinstance(ev, Reveal):
+                fact = (ev.card, ev.holder if ev.holder >= 0 else NOBODY)
                 if fact not in facts[2]:  # the deck cycles (R24): a second reveal tells nothing new
                     facts[2] = (*facts[2], fact)
-            elif t is Peek and ev.seat == seat and ev.card >= 0:  # type: ignore[attr-defined]
-                fact = (ev.room, ev.card)  # type: ignore[attr-defined]
+            elif isinstance(ev, Peek) and ev.seat == seat and ev.card >= 0:
+                fact = (ev.room, ev.card)
                 if fact not in facts[3]:  # looked again: nothing new
                     facts[3] = (*facts[3], fact)
         self._seen = len(log)
@@ -337,7 +336,7 @@ def build_seat_view(game: Game, seat: int, history: SeatHistory, legal: tuple[in
     return view
 
 
-class SeatInfos(dict):  # type: ignore[type-arg]
+class SeatInfos(dict):
     """``env.infos``: each agent's info, ``{"seat_view": SeatView}`` (and ``"winner"`` once the
     game is over), built when read and kept until the game moves on. The agent's info dict holds
     only the frozen snapshot; this mapping (the env's) is never handed to an agent."""
@@ -351,7 +350,7 @@ class SeatInfos(dict):  # type: ignore[type-arg]
             raise KeyError(agent)
         return self._build(agent)
 
-    def get(self, agent: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, agent: str, default: Any = None) -> Any:
         return self[agent] if dict.__contains__(self, agent) else default
 
     def values(self) -> list[dict[str, Any]]:  # type: ignore[override]

@@ -37,7 +37,7 @@ def _fast(cls: type, guarded: bool = False) -> type:
 
     def __init__(self: Any, env: Any, *args: Any) -> None:
         object.__setattr__(self, "_raw", env.unwrapped)
-        cls.__init__(self, env, *args)
+        cls.__init__(self, env, *args)  # type: ignore[misc]
 
     ns["__init__"] = __init__
     ns["__doc__"] = f"{cls.__doc__}\n\n    (clue_env: one-hop forwarding of {', '.join(_HOT)}.)"

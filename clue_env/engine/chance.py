@@ -26,7 +26,7 @@ import numpy as np
 class Chance(Protocol):
     """Where a game's randomness comes from."""
 
-    def permutation(self, n: int) -> Sequence[int]:
+    def permutation(self, n: int) -> Sequence[int] | np.ndarray:
         """A uniformly random ordering of ``0..n-1``."""
         ...
 
@@ -51,8 +51,8 @@ class RandomChance:
     def __init__(self, rng: np.random.Generator) -> None:
         self.rng = rng
 
-    def permutation(self, n: int) -> Sequence[int]:
-        return self.rng.permutation(n)  # type: ignore[no-any-return]
+    def permutation(self, n: int) -> np.ndarray:
+        return self.rng.permutation(n)
 
     def index(self, n: int) -> int:
         return int(self.rng.integers(n))

@@ -156,6 +156,7 @@ class Dealer:
             if any(not p for p in pools):
                 raise InvalidDealError("board_cards leave no card of some kind for the envelope")
             env_cards = tuple(p[chance.index(len(p))] for p in pools)  # type: ignore[assignment]
+        assert env_cards is not None
         if any(c in on_board for c in env_cards):
             raise InvalidDealError("an envelope card is also on the board")
         rest = [c for c in range(N_CARDS) if c not in env_cards and c not in on_board]

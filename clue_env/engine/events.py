@@ -19,9 +19,9 @@ index 0-20; ``node`` a board node (rooms first, then hallway squares, ``OFF_BOAR
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
-from .board import OFF_BOARD
+from .board import OFF_BOARD, Board
 from .cards import CARDS, N_ROOMS, ROOMS, SUSPECTS, WEAPONS
 from .wording import clue_effect_text, faces_text, result_text, reveal_text, room_name
 
@@ -44,7 +44,13 @@ def player(seat: int) -> str | None:
     return f"player_{seat}" if seat >= 0 else None
 
 
-def location(game: Game, node: int) -> str | list[int] | None:
+class HasBoard(Protocol):
+    """What :func:`location` reads of a game: its board."""
+
+    board: Board
+
+
+def location(game: HasBoard, node: int) -> str | list[int] | None:
     """A node as JSON: a room id, ``[row, col]``, or ``None`` (off the board)."""
     if node == OFF_BOARD:
         return None

@@ -161,7 +161,8 @@ class Knowledge:
 
     def not_solution(self, triple: Sequence[int]) -> None:
         """The envelope is not ``triple`` (a wrong accusation, R28)."""
-        self.excluded.add(tuple(int(c) for c in triple))
+        s, w, r = (int(c) for c in triple)
+        self.excluded.add((s, w, r))
         self._changed()
 
     # ------------------------------------------------------------------ propagation
@@ -197,13 +198,13 @@ class Knowledge:
             # envelope: exactly one card of each kind
             ebit = 1 << ENV
             for cards in self.kind_cards:
-                fixed = [c for c in cards if poss[c] == ebit]
+                in_env = [c for c in cards if poss[c] == ebit]
                 possible = [c for c in cards if poss[c] & ebit]
-                if len(fixed) > 1 or not possible:
+                if len(in_env) > 1 or not possible:
                     raise Contradiction("the envelope needs exactly one card of each kind")
-                if fixed:
+                if in_env:
                     for c in possible:
-                        if c != fixed[0]:
+                        if c != in_env[0]:
                             poss[c] &= ~ebit
                             changed = True
                 elif len(possible) == 1:
@@ -713,7 +714,7 @@ class Knowledge:
                 deal[c] = self.ENV
             weights.append(w)
             marg[np.arange(self.C), deal] += w
-            triples[t] = triples.get(t, 0.0) + w
+            triples[t] = triples.get(t, 0.0) + w  # type: ignore[index, arg-type]
         total = sum(weights)
         if total == 0:
             raise Contradiction("no consistent deal was drawn (the evidence may be contradictory)")
@@ -730,7 +731,7 @@ class Knowledge:
         triples: dict[tuple[int, int, int], float] = {}
         env_rows = [tuple(int(c) for c in np.flatnonzero(row == self.ENV)) for row in deals]
         for t in env_rows:
-            triples[t] = triples.get(t, 0.0) + 1.0 / samples
+            triples[t] = triples.get(t, 0.0) + 1.0 / samples  # type: ignore[index, arg-type]
         return Posterior(marg, triples, False, float(samples))
 
     def posterior(self, rng: np.random.Generator | None = None, budget: int = 300_000, samples: int = 400) -> Posterior:

@@ -79,7 +79,7 @@ class SeatFeatures:
     def reset(self) -> None:
         self.witness = None
         self._version = -1
-        self._fingerprint: tuple | None = None
+        self._fingerprint = None
 
     @property
     def knowledge(self) -> Knowledge | None:

@@ -58,13 +58,13 @@ def record_game(
     n = len(actors)
     env = raw_env(num_players=n, rules=rules)
     env.reset(seed=seed)
-    for a in actors:
-        if hasattr(a, "reset"):
-            a.reset()
+    for actor in actors:
+        if hasattr(actor, "reset"):
+            actor.reset()
     drivers = drivers or {}
-    for a in drivers.values():
-        if hasattr(a, "reset"):
-            a.reset()
+    for driver in drivers.values():
+        if hasattr(driver, "reset"):
+            driver.reset()
     feats = {s: SeatFeatures(s, n) for s in record}
     rows: dict[int, list[tuple[np.ndarray, np.ndarray, int]]] = {s: [] for s in record}
     names = env.possible_agents

@@ -19,6 +19,8 @@ Pure torch (no SB3): the ``ppo`` agent loads it on its own, and SB3's policy wra
 
 from __future__ import annotations
 
+from typing import cast
+
 import torch
 from torch import nn
 
@@ -41,6 +43,15 @@ def _mlp(sizes: list[int]) -> nn.Sequential:
 
 class CluePolicyNet(nn.Module):
     """Observation (B, POLICY_LAYOUT.size) -> (action logits (B, 591), context (B, hidden))."""
+
+    # index tables and constants (registered buffers)
+    sug_s: torch.Tensor
+    sug_w: torch.Tensor
+    acc_s: torch.Tensor
+    acc_w: torch.Tensor
+    acc_r: torch.Tensor
+    passage: torch.Tensor
+    kind: torch.Tensor
 
     def __init__(self, hidden: int = 256, card_hidden: int = 64, context_to_card: int = 64) -> None:
         super().__init__()
@@ -119,7 +130,7 @@ class CluePolicyNet(nn.Module):
         # The card MLP's first layer on [card inputs, one-hot identity, to_card(h)], split by column
         # blocks: the identity block is a per-card bias and the context block is shared by all 21
         # cards, so neither is multiplied 21 times (same function and parameters as the concatenation).
-        first = self.card[0]
+        first = cast(nn.Linear, self.card[0])
         nf = CARD_FEATURES - N_CARDS
         w_in, w_id, w_ctx = first.weight[:, :nf], first.weight[:, nf:CARD_FEATURES], first.weight[:, CARD_FEATURES:]
         pre = nn.functional.linear(self._card_inputs(x), w_in, first.bias) + w_id.t()
@@ -131,7 +142,7 @@ class CluePolicyNet(nn.Module):
         here = self.piece(x, "my_room_dist") == 0  # (B, 9): the room I am in (suggestions are made there)
         e_here = (here.to(e.dtype).unsqueeze(-1) * e[:, ROOM_BASE:]).sum(dim=1)  # (B, card_hidden)
         # pair(e_s, e_w, e_here) for the 6 x 6 (suspect, weapon) grid, its first layer split the same way
-        p0, ch = self.pair[0], self.card_hidden
+        p0, ch = cast(nn.Linear, self.pair[0]), self.card_hidden
         ps = nn.functional.linear(e[:, :N_SUSPECTS], p0.weight[:, :ch])  # (B, 6, ch)
         pw = nn.functional.linear(e[:, WEAPON_BASE:ROOM_BASE], p0.weight[:, ch : 2 * ch])  # (B, 6, ch)
         ph = nn.functional.linear(e_here, p0.weight[:, 2 * ch :], p0.bias)  # (B, ch)

@@ -46,17 +46,17 @@ class CluePolicy(MaskableActorCriticPolicy):
         super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
-        self.mlp_extractor = _Extractor(CluePolicyNet(**self.net_kwargs))
+        self.mlp_extractor = _Extractor(CluePolicyNet(**self.net_kwargs))  # type: ignore[assignment]
 
     def _build(self, lr_schedule: Any) -> None:
         self._build_mlp_extractor()
         self.action_net = nn.Identity()
-        self.value_net = nn.Identity()
-        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+        self.value_net = nn.Identity()  # type: ignore[assignment]
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)  # type: ignore[call-arg]
 
     @property
     def net(self) -> CluePolicyNet:
-        return self.mlp_extractor.net
+        return self.mlp_extractor.net  # type: ignore[return-value]
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()

@@ -281,6 +281,7 @@ class Trainer:
 
     # ------------------------------------------------------------------ PPO
     def _vec_env(self) -> Any:
+        import gymnasium as gym
         from stable_baselines3.common.vec_env import DummyVecEnv
 
         from .adapter import SingleLearnerEnv
@@ -294,7 +295,7 @@ class Trainer:
         def make() -> SingleLearnerEnv:
             return SingleLearnerEnv(factories, num_players=counts, rules=rules, opponent_weights=p.opponent_weights)
 
-        fns = [make] * p.n_envs
+        fns: list[Callable[[], gym.Env]] = [make] * p.n_envs
         if p.subprocess and p.n_envs > 1:
             return GroupedSubprocVecEnv(fns, n_workers=p.workers or None)
         return DummyVecEnv(fns)
@@ -343,7 +344,7 @@ class Trainer:
                     device="cpu",
                     verbose=0,
                 )
-                model.policy.net.load_state_dict(net.state_dict())
+                model.policy.net.load_state_dict(net.state_dict())  # type: ignore[union-attr]
             model.threads = (p.torch_threads, p.update_threads or os.cpu_count() or 1)
             bar = _ProgressBar(n_chunks * chunk_steps, done * chunk_steps, self.progress)
             for c in range(done, n_chunks):
@@ -351,7 +352,7 @@ class Trainer:
                 set_random_seed(s)
                 model.set_random_seed(s)
                 env.seed(s)
-                model._last_obs = None  # type: ignore[assignment]  # reset the envs: a chunk starts fresh
+                model._last_obs = None  # reset the envs: a chunk starts fresh
                 model.learn(
                     chunk_steps, callback=bar.callback(), reset_num_timesteps=False, tb_log_name="ppo", progress_bar=False
                 )

@@ -145,7 +145,7 @@ class GroupedSubprocVecEnv(VecEnv):
         for group in self.groups:
             remote, work_remote = ctx.Pipe()
             fns = CloudpickleWrapper([env_fns[i] for i in group])
-            proc = ctx.Process(target=_worker, args=(work_remote, remote, fns), daemon=True)
+            proc = ctx.Process(target=_worker, args=(work_remote, remote, fns), daemon=True)  # type: ignore[attr-defined]
             proc.start()
             work_remote.close()
             self.remotes.append(remote)
