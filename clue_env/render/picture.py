@@ -1,26 +1,4 @@
-"""Drawing a game: the board as text (``ansi``/``human``) and as a picture (``rgb_array``).
-
-Only public information is drawn (R31): positions, the turn, the seats, hand sizes, the dice,
-the public log (a shown card is never named, nor the card a player looked at in a room, R30),
-Clue cards drawn and what they revealed to all (R24-R25), which rooms hold a face-down card in
-the two-player 2023 game (not which card) and, once the game is over, the opened envelope and
-the face-down cards. Never a hand, never the envelope or a face-down card before the end.
-Names are the ruleset's display names (``game.cfg.display``: Chef White, Mayor Green, Solicitor
-Peacock under ``edition2023``).
-
-Text board: ``#`` out of bounds / centre, ``.`` hallway, capital letters room squares,
-lowercase letters room squares with a door, digits ``1``-``6`` suspect tokens on hallway
-squares (suspects in card order); tokens and weapons inside rooms are listed beside the board,
-with ``[face-down card]`` after a room that holds one (R30). A die showing the magnifying glass
-(face 1 when ``cfg.magnifying_glass``, R23) is written ``glass``: ``dice [glass, 5] = 6``.
-
-Picture: rooms with walls and doors (orange bars), room names, weapons as labelled chips and
-tokens as numbered discs inside their room, tokens on hallway squares, start squares ringed in
-the suspect's colour, secret passages marked, a card back in each room holding a face-down card
-(turned face up once the game is over), and a side panel with the ruleset, the turn, the dice
-(a magnifying glass drawn for face 1), the seats, the Clue card drawn this turn and the last
-public log lines.
-"""
+"""The picture (``rgb_array``): rooms, doors, tokens, weapons, face-down cards and a side panel."""
 
 from __future__ import annotations
 
@@ -28,162 +6,12 @@ from functools import lru_cache
 
 import numpy as np
 
-from .engine.board import Board
-from .engine.cards import CARDS, N_ROOMS, ROOMS, SUSPECTS, WEAPONS
-from .engine.events import ClueCard, Event, Reveal, Turn
-from .engine.game import Game, Phase
-from .engine.wording import OVER_REASONS, card_name, clue_effect_text, faces_text, is_glass, result_text, room_name
-
-#: one character per suspect token on the text board (suspects in card order)
-TOKEN_CHARS = "123456"
-ROOM_LETTERS = "KBCDRLOHS"
-_LOG_LINES = 8
-
-
-# ---------------------------------------------------------------------- public wording
-_card = card_name
-_room = room_name
-_glass = is_glass
-
-
-def dice_text(game: Game, dice: tuple[int, ...] | None = None) -> str:
-    """``dice [glass, 5] = 6`` (a magnifying glass counts one, R23); ``roll 4`` for one plain die."""
-    dice = game.dice if dice is None else tuple(dice)
-    if not dice:
-        return ""
-    if len(dice) == 1 and not _glass(game, dice[0]):
-        return f"roll {dice[0]}"
-    return f"dice {faces_text(game, dice)}"
-
-
-def public_line(game: Game, ev: Event) -> str:
-    """An event as everyone may read it (R31), with display names: a shown card is never named,
-    nor the card a player looks at in a room (R30). (:meth:`~clue_env.engine.events.Event.wording`.)"""
-    return ev.wording(game)
-
-
-def _this_turn(game: Game) -> list[Event]:
-    """The events since the last ``turn`` event."""
-    log = game.log
-    for i in range(len(log) - 1, -1, -1):
-        if isinstance(log[i], Turn):
-            return log[i + 1 :]
-    return list(log)
-
-
-def clue_card_lines(game: Game) -> list[str]:
-    """The Clue card drawn this turn and its public result (R24-R25), e.g. ``Clue card drawn by
-    player_0 (Miss Scarlet): the holder of the Rope must reveal it: player_1 (...) reveals it``."""
-    out = []
-    events = _this_turn(game)
-    for i, ev in enumerate(events):
-        if not isinstance(ev, ClueCard):
-            continue
-        text = f"Clue card drawn by {game.seat_name(ev.seat)}: {clue_effect_text(game, ev.effect, ev.card)}"
-        nxt = events[i + 1] if i + 1 < len(events) else None
-        if isinstance(nxt, Reveal) and nxt.card == ev.card:
-            text += f": {game.seat_name(nxt.holder)} reveals it" if nxt.holder >= 0 else ": nobody holds it"
-        out.append(text)
-    return out
-
-
-def _status_lines(game: Game) -> list[str]:
-    """Public status: the Clue card drawn this turn, the pending suggestion, and the result,
-    the solution and the face-down cards once the game is over."""
-    out = clue_card_lines(game)
-    if game.pending is not None:
-        sug, s, w, r = game.pending
-        out.append(
-            f"suggestion by {game.seat_name(sug)}: {game.cfg.display(SUSPECTS[s])}, "
-            f"{game.cfg.display(WEAPONS[w])}, {_room(game, r)}"
-        )
-    if game.over:
-        s, w, r = game.envelope  # public once the game is over (R31)
-        out.append(f"game over: {result_text(game)}")
-        out.append(f"solution: {game.cfg.display(SUSPECTS[s])}, {game.cfg.display(WEAPONS[w])}, {_room(game, r)}")
-        if game.board_cards:
-            cards = ", ".join(f"{_room(game, rm)}: {_card(game, c, article=False)}" for rm, c in sorted(game.board_cards.items()))
-            out.append(f"face-down cards: {cards}")
-    return out
-
-
-# ---------------------------------------------------------------------- text
-def _seat_label(game: Game, suspect: int) -> str:
-    seat = game.suspect_seat[suspect]
-    if seat < 0:
-        return "(no player)"
-    label = f"player_{seat}  {len(game.hands[seat])} cards"
-    if game.eliminated[seat]:
-        label += "  OUT"
-    if game.over and seat == game.winner:
-        label += "  WINNER"
-    if not game.over and seat == game.acting:
-        label += "  <- to act"
-    elif not game.over and seat == game.current:
-        label += "  <- turn"
-    return label
-
-
-def render_text(game: Game, log_lines: int = _LOG_LINES) -> str:
-    """The board with tokens (digits 1-6 = suspects in card order), room contents and the log.
-
-    The first line is the header; the next ``board.rows`` lines start with the board row
-    (``board.cols`` characters), so square ``r,c`` is character ``c`` of line ``r + 1``.
-    """
-    board = game.board
-    d = game.cfg.display
-    grid = [list(row.replace("X", "#").replace(" ", "#")) for row in board.grid]
-    for r, row in enumerate(grid):
-        for c, ch in enumerate(row):
-            if ch in TOKEN_CHARS:
-                grid[r][c] = "."
-    for s, node in enumerate(game.loc):
-        if node >= N_ROOMS:
-            r, c = board.node_rc[node]
-            grid[r][c] = TOKEN_CHARS[s]
-    lines = ["".join(row) for row in grid]
-
-    width = max(len(d(s)) for s in SUSPECTS)
-    side = [f"{TOKEN_CHARS[s]} {d(SUSPECTS[s]):<{width}} {_seat_label(game, s)}" for s in range(len(SUSPECTS))]
-    if game.cfg.victim:
-        side.append(f"  victim: {game.cfg.victim}")
-    side.append("")
-    side.append("rooms (lowercase letter = door):")
-    for r in range(N_ROOMS):
-        toks = [TOKEN_CHARS[s] for s, node in enumerate(game.loc) if node == r]
-        weps = [WEAPONS[w] for w, room in enumerate(game.weapon_loc) if room == r]
-        text = f"{ROOM_LETTERS[r]} {ROOMS[r]:<13}"
-        if toks:
-            text += " " + " ".join(toks)
-        if weps:
-            text += " | " + " ".join(weps)
-        if r in game.board_cards:  # R30: which room holds a card is public, the card is not
-            text += f"  [face-down card: {d(CARDS[game.board_cards[r]])}]" if game.over else "  [face-down card]"
-        side.append(text.rstrip())
-    passages = sorted({tuple(sorted((r, p))) for r, p in enumerate(board.passage) if p >= 0})
-    if passages:
-        side.append("passages: " + ", ".join(f"{ROOMS[a]}<->{ROOMS[b]}" for a, b in passages))
-    for i, text in enumerate(side[: len(lines)]):
-        lines[i] += "   " + text
-
-    head = f"Clue ({game.cfg.name})  turn {game.turn}/{game.cfg.max_turns}  phase {game.phase.name}"
-    if game.over:
-        head += "  winner: " + (game.seat_name(game.winner) if game.winner >= 0 else "nobody")
-        reason = OVER_REASONS.get(game.over_reason, game.over_reason)
-        if reason:
-            head += f" ({reason})"
-    else:
-        head += f"  to act: {game.seat_name(game.acting)}"
-        if game.phase == Phase.REFUTE:
-            head += " (refutes)"
-        if game.dice:
-            head += "  " + dice_text(game)
-    elim = [f"player_{i}" for i in range(game.n) if game.eliminated[i]]
-    if elim:
-        head += "  eliminated (OUT): " + ", ".join(elim)
-    tail = [public_line(game, ev) for ev in game.log[-log_lines:]] if log_lines > 0 else []
-    return "\n".join([head, *lines, *_status_lines(game), "-- log --", *tail])
-
+from ..engine.board import Board
+from ..engine.cards import CARDS, N_ROOMS, ROOMS, SUSPECTS, WEAPONS
+from ..engine.game import Game, Phase
+from ..engine.wording import OVER_REASONS, is_glass
+from .status import _status_lines, clue_card_lines, public_line
+from .text import ROOM_LETTERS, TOKEN_CHARS
 
 # ---------------------------------------------------------------------- picture
 CELL = 28
@@ -543,10 +371,10 @@ def _panel(game: Game, draw, x0: int, height: int) -> None:
             _text(draw, (x, y + 13), "Roll:", _TEXT, font, "lm")
             dx = x + int(draw.textlength("Roll: ", font=font)) + 2
             for face in game.dice:
-                _die(draw, dx, y, 26, face, _glass(game, face))
+                _die(draw, dx, y, 26, face, is_glass(game, face))
                 dx += 32
             total = f"= {sum(game.dice)}"
-            if any(_glass(game, f) for f in game.dice):
+            if any(is_glass(game, f) for f in game.dice):
                 total += "   (glass = 1: Clue card)" if game.cfg.clue_cards else "   (glass = 1)"
             _text(draw, (dx + 2, y + 13), total, _TEXT, font if len(total) < 8 else small, "lm")
             y += 8
