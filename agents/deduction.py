@@ -33,6 +33,24 @@ from . import register_agent
 from .base import Agent
 
 CODEC = default_codec()
+
+# Tuning numbers of the planner (changing them changes the agent and its measured strength).
+#: chain sweeps between kept samples, and sweeps discarded first, when counting is too costly
+SAMPLE_SWEEPS = 1
+SAMPLE_BURN_IN = 20
+#: a room's value floor, so that distance still orders rooms that teach nothing
+VALUE_FLOOR = 1e-3
+#: one die averages 3.5 squares a turn (R12, classic)
+SQUARES_PER_TURN_ONE_DIE = 3.5
+#: two dice average 7 squares a turn (R12, 2023); a room one turn away costs 1.5 turns
+SQUARES_PER_TURN_TWO_DICE = 7.0
+TURNS_NEXT = 1.5
+#: a room enterable now costs half a turn
+TURNS_NOW = 0.5
+#: staying wins ties within this fraction of the best room's score
+STAY_TOLERANCE = 0.999
+#: random tie-breaking noise between equally informative suggestions
+TIE_NOISE = 1e-9
 BOARD = classic_board()
 _BIG = 99
 _LN = np.log
@@ -155,7 +173,9 @@ class DeductionAgent(Agent):
     def _gains(self, k) -> np.ndarray:
         if self._gain_version != k.version or self._gain is None:
             try:
-                samples = k.sample_deals(self.samples, self.rng, sweeps=1, burn_in=20, exact_budget=self.exact_budget)
+                samples = k.sample_deals(
+                    self.samples, self.rng, sweeps=SAMPLE_SWEEPS, burn_in=SAMPLE_BURN_IN, exact_budget=self.exact_budget
+                )
             except Contradiction:
                 samples = None
             if samples is None:
@@ -198,7 +218,7 @@ class DeductionAgent(Agent):
         if phase == Phase.SUGGEST:
             room = view.my_node
             g = self._gains(k)[:, :, room]
-            s, w = np.unravel_index(int(np.argmax(g + 1e-9 * self.rng.random(g.shape))), g.shape)
+            s, w = np.unravel_index(int(np.argmax(g + TIE_NOISE * self.rng.random(g.shape))), g.shape)
             return CODEC.suggest(int(s), int(w))
         if phase in (Phase.START, Phase.MOVE):
             if sol_known and not self.rules.accuse_anywhere:
@@ -227,10 +247,10 @@ class DeductionAgent(Agent):
             return CODEC.ROLL
         me = view.my_node
         here = me if 0 <= me < N_ROOMS else -1
-        value = self._room_values(view, k) + 1e-3
+        value = self._room_values(view, k) + VALUE_FLOOR
         dist = np.array(BOARD.dist_to_room[me], dtype=float)
-        turns = 1.5 + dist / 7.0  # next turn or later (two dice average 7)
-        now = 0.5
+        turns = TURNS_NEXT + dist / SQUARES_PER_TURN_TWO_DICE  # next turn or later
+        now = TURNS_NOW
         options: list[tuple[float, int]] = []
         for r in range(N_ROOMS):
             if mask[CODEC.enter(r)]:
@@ -244,7 +264,7 @@ class DeductionAgent(Agent):
                     t = (now if mask[CODEC.enter(q)] else turns[q]) + 1.0
                     options.append((max(value[r], value[q]) / t, via))
         if mask[CODEC.STAY] and here >= 0:
-            options.append((value[here] / now + 1e-9, CODEC.STAY))
+            options.append((value[here] / now + TIE_NOISE, CODEC.STAY))
         if mask[CODEC.PASSAGE] and here >= 0:
             p = BOARD.passage[here]
             options.append((value[p] / now, CODEC.PASSAGE))
@@ -264,13 +284,13 @@ class DeductionAgent(Agent):
     def _room_scores(self, view: SeatView, k, here: int, me: int) -> np.ndarray:
         value = self._room_values(view, k)
         dist = np.array(BOARD.dist_to_room[me], dtype=float)
-        turns = np.maximum(1.0, dist / 3.5)
+        turns = np.maximum(1.0, dist / SQUARES_PER_TURN_ONE_DIE)
         if here >= 0:
             turns[here] = np.inf  # must leave; may not re-enter this turn (R19, R22)
             p = BOARD.passage[here]
             if p >= 0:
                 turns[p] = 1.0
-        return (value + 1e-3) / turns
+        return (value + VALUE_FLOOR) / turns
 
     def _move(self, view: SeatView, mask: np.ndarray, k, phase: Phase) -> int:
         me = view.my_node
@@ -279,7 +299,7 @@ class DeductionAgent(Agent):
             if mask[CODEC.STAY]:
                 value = self._gains(k).max(axis=(0, 1))
                 scores = self._room_scores(view, k, here, me)
-                if value[here] + 1e-3 >= scores.max() * 0.999:
+                if value[here] + VALUE_FLOOR >= scores.max() * STAY_TOLERANCE:
                     return CODEC.STAY
             if mask[CODEC.PASSAGE]:
                 scores = self._room_scores(view, k, here, me)
@@ -290,7 +310,9 @@ class DeductionAgent(Agent):
         scores = self._room_scores(view, k, start_here, me)
         if start_here >= 0 and BOARD.passage[start_here] >= 0:
             p = BOARD.passage[start_here]
-            scores[p] = (self._gains(k).max(axis=(0, 1))[p] + 1e-3) / max(1.0, BOARD.dist_to_room[me][p] / 3.5)
+            scores[p] = (self._gains(k).max(axis=(0, 1))[p] + VALUE_FLOOR) / max(
+                1.0, BOARD.dist_to_room[me][p] / SQUARES_PER_TURN_ONE_DIE
+            )
         goal = int(np.argmax(scores))
         return CODEC.toward(goal)
 

@@ -23,6 +23,8 @@ from . import register_agent
 from .base import Agent
 
 CODEC = default_codec()
+#: take the secret passage to a wanted room when every other wanted room is farther than this
+PASSAGE_IF_FARTHER = 6
 BOARD = classic_board()
 
 
@@ -106,7 +108,7 @@ class NotebookAgent(Agent):
                 return CODEC.STAY
             if mask[CODEC.PASSAGE] and BOARD.passage[here] in targets:
                 nearest = min(BOARD.dist_to_room[me][r] for r in targets if r != here) if len(targets) > 1 else 99
-                if nearest > 6:
+                if nearest > PASSAGE_IF_FARTHER:
                     return CODEC.PASSAGE
             return CODEC.ROLL
         if phase == Phase.MOVE:

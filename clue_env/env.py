@@ -41,7 +41,7 @@ from pettingzoo.utils import wrappers
 from . import wrappers as fast_wrappers
 from .codec import ActionCodec, default_codec
 from .engine.board import OFF_BOARD, classic_board
-from .engine.cards import CARDS, N_ROOMS, ROOMS, SUSPECTS, WEAPONS, card_index
+from .engine.cards import CARDS, N_ROOMS, ROOMS, SUSPECTS, WEAPON_BASE, WEAPONS, card_index
 from .engine.chance import Chance, RandomChance
 from .engine.config import RulesConfig, load_rules
 from .engine.errors import ClueError, IllegalActionError
@@ -196,7 +196,7 @@ class raw_env(AECEnv):
             w = _card_of_kind(name, "weapon", "weapons")
             if where not in ROOMS:
                 raise ValueError(f"reset option weapons[{name!r}] must be a room id ({', '.join(ROOMS)}), got {where!r}")
-            weapons[w - 6] = ROOMS.index(where)
+            weapons[w - WEAPON_BASE] = ROOMS.index(where)
         return options.get("envelope"), hands, tokens, weapons
 
     def _parse_node(self, where: Any, what: str) -> int:

@@ -12,6 +12,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 import clue_env
 from clue_env import ConfigError, IllegalMoveError, InvalidDealError
+from clue_env.codec import default_codec
 from clue_env.engine.cards import CARDS, ROOMS, SUSPECTS, WEAPONS
 from clue_env.env import stock_wrapped_env
 
@@ -34,6 +35,9 @@ def test_pettingzoo_api_test(n):
 @pytest.mark.parametrize("n", PLAYERS)
 def test_pettingzoo_api_test_stock_wrappers(n):
     api_test(stock_wrapped_env(num_players=n), num_cycles=300)
+
+
+ACCUSE = default_codec().ACCUSE  # first accusation index
 
 
 def test_pettingzoo_tests_with_belief_features():
@@ -87,7 +91,7 @@ def _play(e, seed, steps):
         if e.game.over:
             break
         legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
-        legal = legal[(legal < 267)] if (legal < 267).any() else legal
+        legal = legal[(legal < ACCUSE)] if (legal < ACCUSE).any() else legal
         a = int(rng.choice(legal))
         trace.append((e.agent_selection, a, e.observe(e.agent_selection)["observation"].tobytes()))
         e.step(a)
@@ -215,7 +219,7 @@ def test_public_state_is_json_and_hides_private_cards():
     rng = np.random.default_rng(0)
     while not e.game.over and e.game.turn < 60:
         legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
-        non = legal[legal < 267]
+        non = legal[legal < ACCUSE]
         e.step(int(rng.choice(non if len(non) else legal)))
         st = e.public_state()
         text = json.dumps(st)

@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 
 import clue_env
+from clue_env.codec import default_codec
 from clue_env.engine.cards import CARDS, KIND_OF_CARD, ROOM_BASE, ROOMS, WEAPON_BASE
 from clue_env.engine.events import HIDDEN, NOBODY, Peek, Reveal, Show, Suggest
 
-NO_ACCUSE = 267  # first accusation index
+NO_ACCUSE = default_codec().ACCUSE  # first accusation index
 
 
 def _deal_options(game):

@@ -13,6 +13,8 @@ import clue_env  # noqa: E402
 from agents import make_agent  # noqa: E402
 from agents.ppo_agent import SHIPPED_POLICY  # noqa: E402
 from agents.tournament import run_tournament  # noqa: E402
+from clue_env.codec import default_codec  # noqa: E402
+from clue_env.engine.cards import N_ROOMS, N_SUSPECTS, N_WEAPONS  # noqa: E402
 from clue_env.training.checkpoint import load_policy, save_policy  # noqa: E402
 from clue_env.training.features import POLICY_LAYOUT, layout_hash  # noqa: E402
 from clue_env.training.network import CluePolicyNet  # noqa: E402
@@ -49,7 +51,7 @@ def test_network_logits_cover_every_action_and_follow_the_layout():
     logits, value = net.logits_and_value(x)
     assert logits.shape == (3, clue_env.raw_env().codec.n) and value.shape == (3,)
     # accusation logits are additive in the three cards (one easy function: the likeliest triple)
-    acc = logits[:, 267:].reshape(3, 6, 6, 9)
+    acc = logits[:, default_codec().ACCUSE :].reshape(3, N_SUSPECTS, N_WEAPONS, N_ROOMS)
     d = acc[:, 1, 2, 3] - acc[:, 0, 2, 3] - (acc[:, 1, 4, 5] - acc[:, 0, 4, 5])
     assert torch.allclose(d, torch.zeros(3), atol=1e-5)
 

@@ -9,6 +9,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from ..cards import N_ROOMS, N_SUSPECTS, N_WEAPONS
 from .base import Contradiction, _bits
 
 _K = TypeVar("_K", bound="Evidence")
@@ -20,7 +21,7 @@ class Evidence:
     def __init__(
         self,
         hand_sizes: Sequence[int],
-        kind_sizes: Sequence[int] = (6, 6, 9),
+        kind_sizes: Sequence[int] = (N_SUSPECTS, N_WEAPONS, N_ROOMS),
         extra_holders: Sequence[int] = (),
     ) -> None:
         self.n = len(hand_sizes)
