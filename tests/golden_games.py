@@ -13,6 +13,11 @@ One line per decision::
 step number, acting agent, turn, phase, number of legal actions, the first 12 hex digits of
 the sha1 of the acting agent's observation vector and of its action mask (as ``env.last()``
 gives them before the step), the action text, and ``env.rewards`` after the step (seat order).
+Below it, a ``~`` line spells out, as readable text, every observation piece (``python -m
+clue_env observation``) that changed since that agent's previous decision: the piece's non-zero
+entries as ``index:value`` (``piece{}`` when it became all zero), so a diff shows what changed::
+
+         ~ roll{7:1} dice{2:1,9:1} current{1:1}
 When the game is over every agent's final ``env.last()`` is recorded (``done`` lines).
 
 ``tests/test_golden.py`` replays each file's action texts and asserts every line is reproduced.
@@ -33,6 +38,7 @@ import numpy as np
 
 import clue_env
 from clue_env.engine.cards import ROOMS, SUSPECTS, WEAPONS
+from clue_env.observation import LAYOUT
 
 GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
 #: hard cap on recorded decisions per game (keeps the files small)
@@ -85,6 +91,9 @@ GAMES: tuple[GoldenGame, ...] = (
     GoldenGame("classic_p6_seed4_wrong_accusation", 6, 4, accuse_turn=36, wrong_accusations=((4, 12),)),
     GoldenGame("classic_p3_seed5_last_standing", 3, 5, wrong_accusations=((0, 12), (2, 18))),
     GoldenGame("classic_p3_seed6_max_turns30", 3, 6, overrides=(("max_turns", 30),)),
+    GoldenGame("edition2023_p2_seed7", 2, 7, accuse_turn=24, rules="edition2023"),
+    GoldenGame("edition2023_p4_seed8_wrong_accusation", 4, 8, accuse_turn=34, wrong_accusations=((2, 12),), rules="edition2023"),
+    GoldenGame("edition2023_p3_seed9_max_turns40", 3, 9, overrides=(("max_turns", 40),), rules="edition2023"),
 )
 
 Chooser = Callable[[clue_env.raw_env, str, np.ndarray], int]
@@ -92,6 +101,25 @@ Chooser = Callable[[clue_env.raw_env, str, np.ndarray], int]
 
 def _sha(a: np.ndarray) -> str:
     return hashlib.sha1(np.ascontiguousarray(a).tobytes()).hexdigest()[:12]
+
+
+def _num(v: float) -> str:
+    return "1" if v == 1 else f"{v:.4g}"
+
+
+def piece_changes(before: np.ndarray | None, after: np.ndarray) -> str:
+    """The observation pieces that differ between two vectors, as readable text."""
+    out = []
+    for name, _shape, _doc in LAYOUT.pieces:
+        a = LAYOUT.view(after, name).reshape(-1)
+        b = None if before is None else LAYOUT.view(before, name).reshape(-1)
+        if b is not None and np.array_equal(a, b):
+            continue
+        if b is None and not a.any():
+            continue
+        entries = ",".join(f"{int(i)}:{_num(float(a[i]))}" for i in np.flatnonzero(a))
+        out.append(f"{name}{{{entries}}}")
+    return "     ~ " + " ".join(out) if out else "     ~ (no change)"
 
 
 def _fmt(r: float) -> str:
@@ -143,6 +171,7 @@ def play(game: GoldenGame, choose: Chooser | None = None) -> list[str]:
     choose = choose or scripted_policy(game)
     lines = game.describe()
     step = 0
+    last_obs: dict[str, np.ndarray] = {}
     for agent in env.agent_iter(max_iter=MAX_STEPS + 2 * env.num_players):
         obs, reward, term, trunc, _info = env.last()
         if term or trunc:
@@ -164,6 +193,8 @@ def play(game: GoldenGame, choose: Chooser | None = None) -> list[str]:
         env.step(action)
         rewards = " ".join(_fmt(env.rewards[a]) for a in env.possible_agents)
         lines.append(f"{head} | {text} | rew {rewards}")
+        lines.append(piece_changes(last_obs.get(agent), obs["observation"]))
+        last_obs[agent] = obs["observation"].copy()
         step += 1
     g = env.game
     winner = f"player_{g.winner}" if g.winner >= 0 else "nobody"
