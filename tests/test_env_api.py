@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pettingzoo
 import pytest
+from helpers import RULES
 from pettingzoo.test import api_test, render_test, seed_test
 
 import clue_env
@@ -229,3 +230,23 @@ def test_public_state_is_json_and_hides_private_cards():
                 assert set(ev) == {"type", "player", "to"}
     assert st["tokens"] and st["weapons"] and "log" in st and "phase" in st and "turn" in st
     assert isinstance(text, str)
+
+
+# ---------------------------------------------------------------- edition2023
+@pytest.mark.usefixtures("_quiet")
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_pettingzoo_api_test_2023(n):
+    api_test(clue_env.env(num_players=n, rules=RULES), num_cycles=500)
+    api_test(clue_env.raw_env(num_players=n, rules=RULES), num_cycles=200)
+
+
+@pytest.mark.usefixtures("_quiet")
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_pettingzoo_seed_test_2023(n):
+    seed_test(lambda **kw: clue_env.env(num_players=n, rules=RULES, **kw), num_cycles=300)
+
+
+@pytest.mark.usefixtures("_quiet")
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_pettingzoo_render_test_2023(n):
+    render_test(lambda **kw: clue_env.env(num_players=n, rules=RULES, **kw))

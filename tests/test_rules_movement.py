@@ -1,6 +1,6 @@
-"""Classic rules, moving: R16-R22 (see /work/shared/RULES.md).
+"""Moving, both rulesets: R16-R22 (rules stated in docs/rules.md).
 
-Expected destinations are worked out by hand from /work/shared/board/classic_board.txt.
+Expected destinations are worked out by hand from clue_env/data/classic_board.txt.
 The squares used most (row, col; '#' = not a hallway square):
 
     Miss Scarlet's start (24,7) is a dead end below a two-wide corridor (cols 7-8, rows 18-23):
@@ -15,9 +15,30 @@ The squares used most (row, col; '#' = not a hallway square):
 from __future__ import annotations
 
 import pytest
-from conftest import HANDS4, core, dests, do, events, finish_refutation, legal, make_env, pass_turn, roll, roll_dests, where
+from helpers import (
+    HANDS3,
+    HANDS4,
+    RULES,
+    WITHIN_6,
+    WITHIN_7,
+    core,
+    dests,
+    do,
+    events,
+    finish_refutation,
+    legal,
+    make23,
+    make_env,
+    pass23,
+    pass_turn,
+    roll,
+    roll2,
+    roll_dests,
+    where,
+)
 
 from clue_env import IllegalMoveError
+from clue_env.engine.config import load_rules
 
 
 # ---------------------------------------------------------------- R16
@@ -378,3 +399,92 @@ def test_R22_pulled_back_is_the_only_exception():
     assert e.agent_selection == "player_0"
     assert where(e, "scarlet") == "dining_room"
     assert core(e) == {"roll", "stay"}
+
+
+# ---------------------------------------------------------------- edition2023
+def test_R16_2023_up_to_the_sum_from_the_start_square():
+    for a, b, within in ((3, 4, WITHIN_7), (3, 3, WITHIN_6), (2, 5, WITHIN_7), (5, 2, WITHIN_7)):
+        e = make23(3)
+        roll2(e, a, b)
+        assert dests(e) == (within, set()), (a, b)
+
+
+def test_R16_2023_a_square_one_step_away_with_a_seven():
+    e = make23(3)
+    roll2(e, 3, 4)
+    do(e, "move 23,7")  # 1 of 7
+    assert where(e, "scarlet") == (23, 7)
+    assert e.public_state()["phase"] == "accuse"
+    assert legal(e) == {"end"}
+
+
+def test_R16_2023_not_beyond_the_sum():
+    e = make23(3)
+    roll2(e, 3, 4)
+    squares, rooms = dests(e)
+    assert (17, 6) not in squares and (16, 7) not in squares and (17, 8) not in squares  # 8 away
+    assert "lounge" not in rooms  # 8 away
+    with pytest.raises(IllegalMoveError):
+        do(e, "move 17,6")
+    with pytest.raises(IllegalMoveError):
+        do(e, "enter lounge")
+    e = make23(3)
+    roll2(e, 4, 4)
+    squares, rooms = dests(e)
+    assert rooms == {"lounge"} and {(17, 6), (16, 7), (17, 8)} <= squares
+
+
+def test_R16_2023_up_to_the_sum_leaving_a_room():
+    e = make23(3, tokens={"scarlet": "lounge"})
+    roll2(e, 1, 2)
+    assert dests(e) == ({(18, 6), (18, 5), (17, 6), (18, 7), (18, 4), (17, 5), (16, 6), (17, 7), (19, 7), (18, 8)}, set())
+    do(e, "move 18,6")  # only the exit step
+    assert where(e, "scarlet") == (18, 6)
+
+
+def test_R22_2023_stay_and_suggest_again_turn_after_turn():
+    e = make23(3, hands=HANDS3, tokens={"scarlet": "8,9"})
+    roll2(e, 2, 3)
+    do(e, "enter ballroom")
+    do(e, "suggest green rope")
+    finish_refutation(e)
+    do(e, "end")
+    for _ in range(2):  # two more of Scarlet's turns, staying in the Ballroom
+        pass23(e)
+        pass23(e)
+        assert e.agent_selection == "player_0" and legal(e) == {"roll"}
+        roll2(e, 2, 3)
+        assert "stay" in legal(e)
+        do(e, "stay")
+        assert where(e, "scarlet") == "ballroom"
+        assert e.public_state()["phase"] == "suggest"
+        n = len(events(e))
+        do(e, "suggest white dagger")
+        assert events(e, n)[0] == {
+            "type": "suggest",
+            "player": "player_0",
+            "suspect": "white",
+            "weapon": "dagger",
+            "room": "ballroom",
+        }
+        finish_refutation(e)
+        do(e, "end")
+    assert [ev["room"] for ev in events(e) if ev["type"] == "suggest"] == ["ballroom"] * 3
+
+
+def test_R22_2023_stay_needs_a_room_at_the_start_of_the_turn():
+    e = make23(3)
+    roll2(e, 3, 4)
+    assert "stay" not in legal(e)
+    with pytest.raises(IllegalMoveError):
+        do(e, "stay")
+
+
+def test_R22_2023_stay_is_classic_only_when_pulled():
+    # the preset switch: under classic a token in a room that was not pulled may not stay
+    assert load_rules(RULES).repeat_suggestion == "stay"
+    e = make_env(3, tokens={"scarlet": "ballroom"})
+    assert "stay" not in legal(e)
+    e = make23(3, tokens={"scarlet": "ballroom"})
+    roll2(e, 2, 3)
+    assert "stay" in legal(e)

@@ -1,4 +1,4 @@
-"""Classic rules, components and setup: R1, R5-R10 (see /work/shared/RULES.md)."""
+"""Components and setup, both rulesets: R1, R5-R10 (rules stated in docs/rules.md)."""
 
 from __future__ import annotations
 
@@ -6,17 +6,38 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from conftest import HANDS4, dests, make_env, pass_turn, roll, where
+from helpers import (
+    ENVELOPE,
+    HANDS4,
+    RULES,
+    WITHIN_7,
+    _first_from_rolls,
+    dests,
+    do,
+    events,
+    make23,
+    make_env,
+    new23,
+    pass23,
+    pass_turn,
+    piece,
+    roll,
+    roll2,
+    where,
+)
 
 import clue_env
 from clue_env import ConfigError, load_rules
 from clue_env.engine.cards import CARDS
+from clue_env.engine.chance import RandomChance, ScriptedChance
+from clue_env.engine.events import Turn
+from clue_env.engine.game import Game
 
 SUSPECT_IDS = ["scarlet", "mustard", "white", "green", "peacock", "plum"]
 WEAPON_IDS = ["candlestick", "dagger", "lead_pipe", "revolver", "rope", "wrench"]
 ROOM_IDS = ["kitchen", "ballroom", "conservatory", "dining_room", "billiard_room", "library", "lounge", "hall", "study"]
 
-# Start squares from /work/shared/board/classic_board.txt (digits 1-6 of the grid).
+# Start squares from clue_env/data/classic_board.txt (digits 1-6 of the grid).
 START = {"scarlet": (24, 7), "mustard": (17, 0), "white": (0, 9), "green": (0, 14), "peacock": (6, 23), "plum": (19, 23)}
 
 
@@ -232,9 +253,6 @@ def test_R7_unplayed_start_squares_are_free_only_with_players_only():
 
 def test_explicit_chance_every_draw_goes_through_the_chance_object():
     """R5-R10, R12: the deal, weapons, first player and dice all come from the Chance passed in."""
-    from clue_env.engine.chance import RandomChance, ScriptedChance
-    from clue_env.engine.config import load_rules
-    from clue_env.engine.game import Game
 
     cfg = load_rules("edition2023")
     a, b = Game(cfg, 4), Game(cfg, 4)
@@ -254,3 +272,152 @@ def test_explicit_chance_every_draw_goes_through_the_chance_object():
         ScriptedChance(rolls=[(7, 1)]).dice(2, 6)
     with pytest.raises(LookupError, match="no scripted die"):
         ScriptedChance(strict=True).die(6)
+
+
+# ---------------------------------------------------------------- edition2023
+def test_R1_2023_display_names_and_victim():
+    e = clue_env.raw_env(num_players=3, rules=RULES)
+    names = {c: e.rules.display(c) for c in ("scarlet", "mustard", "white", "green", "peacock", "plum")}
+    assert names == {
+        "scarlet": "Miss Scarlet",
+        "mustard": "Colonel Mustard",
+        "white": "Chef White",
+        "green": "Mayor Green",
+        "peacock": "Solicitor Peacock",
+        "plum": "Professor Plum",
+    }
+    assert e.rules.victim == "Mr. Black"
+    # the same 21 card ids; only the display names differ from classic
+    classic = clue_env.raw_env(num_players=3)
+    assert classic.rules.display("white") == "Mrs. White" and classic.rules.display("green") == "Mr. Green"
+    assert len(CARDS) == 21 and len(set(CARDS)) == 21
+
+
+def test_R1_2023_names_reach_the_rendered_text():
+    e = clue_env.raw_env(num_players=6, rules=RULES, render_mode="ansi")
+    e.reset(seed=0)
+    text = e.render()
+    for name in ("Chef White", "Mayor Green", "Solicitor Peacock"):
+        assert name in text
+    assert "Mrs. White" not in text and "Mr. Green" not in text and "Mrs. Peacock" not in text
+
+
+def test_R2_2023_two_dice_the_sum_is_used():
+    e = make23(3)
+    roll2(e, 2, 5)
+    roll_ev = [ev for ev in events(e) if ev["type"] == "roll"]
+    assert roll_ev == [{"type": "roll", "player": "player_0", "total": 7, "dice": [2, 5]}]
+    st = e.public_state()
+    assert st["dice"] == [2, 5] and st["roll"] == 7
+    assert dests(e) == (WITHIN_7, set())
+
+
+def test_R2_2023_dice_in_every_seats_observation():
+    e = make23(3)
+    roll2(e, 2, 5)
+    expect = np.zeros((2, 6), dtype=np.float32)
+    expect[0, 1] = expect[1, 4] = 1.0
+    for agent in e.possible_agents:
+        assert (piece(e, agent, "dice") == expect).all(), agent
+        assert piece(e, agent, "roll").argmax() == 7
+    do(e, "end")  # the next turn starts with no dice
+    for agent in e.possible_agents:
+        assert not piece(e, agent, "dice").any()
+
+
+def test_R2_2023_random_rolls_are_two_dice_of_six_faces():
+    e = clue_env.raw_env(num_players=3, rules=RULES)
+    faces = [Counter(), Counter()]
+    totals = Counter()
+    for seed in range(40):
+        e.reset(seed=seed)
+        for _ in range(5):
+            do(e, "roll")
+            ev = [x for x in events(e) if x["type"] == "roll"][-1]
+            assert len(ev["dice"]) == 2 and all(1 <= f <= 6 for f in ev["dice"])
+            assert ev["total"] == sum(ev["dice"])
+            faces[0][ev["dice"][0]] += 1
+            faces[1][ev["dice"][1]] += 1
+            totals[ev["total"]] += 1
+            do(e, "end")
+    assert set(faces[0]) == set(faces[1]) == set(range(1, 7))
+    assert max(totals) > 6 and min(totals) >= 2  # more than one die's worth
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4, 5, 6])
+def test_R9_2023_two_to_six_players(num_players):
+    e = clue_env.raw_env(num_players=num_players, rules=RULES)
+    e.reset(seed=1)
+    assert e.possible_agents == e.agents == [f"player_{i}" for i in range(num_players)]
+    w = clue_env.env(num_players=num_players, rules=RULES)
+    w.reset(seed=1)
+    assert w.num_agents == num_players
+
+
+def test_R9_2023_two_players_refused_under_classic():
+    with pytest.raises(ConfigError, match="num_players"):
+        clue_env.raw_env(num_players=2)
+    with pytest.raises(ConfigError, match="num_players"):
+        clue_env.raw_env(num_players=2, rules="classic")
+    with pytest.raises(ConfigError, match="num_players"):
+        clue_env.env(num_players=2, rules="classic")
+
+
+@pytest.mark.parametrize("num_players", [0, 1, 7])
+def test_R9_2023_out_of_range_refused(num_players):
+    with pytest.raises(ConfigError, match="num_players"):
+        clue_env.raw_env(num_players=num_players, rules=RULES)
+    with pytest.raises(ConfigError, match="num_players"):
+        clue_env.env(num_players=num_players, rules=RULES)
+
+
+@pytest.mark.parametrize(
+    "n, rolls, first",
+    [
+        (4, [2, 6, 3, 1], 1),  # highest roll starts
+        (4, [3, 5, 5, 2, 4, 6], 2),  # seats 1 and 2 tie on 5 and roll again: 4 vs 6
+        (3, [5, 5, 5, 2, 2, 1, 1, 4], 1),  # all tie, then 0 and 1 tie, then 1 wins
+        (2, [6, 6, 3, 2], 0),
+        (6, [1, 2, 3, 4, 5, 6], 5),
+    ],
+)
+def test_R10_2023_highest_roll_starts_ties_reroll(n, rolls, first):
+    g = Game(load_rules(RULES), n)
+    chance = ScriptedChance(dies=rolls)
+    g.setup(chance, envelope=ENVELOPE)
+    assert chance.dies == [] and chance.drawn["die"] == rolls, "the rule needs exactly these rolls"
+    assert g.current == g.acting == first
+    assert g.log[-1] == Turn(first, 1)
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 6])
+def test_R10_2023_first_player_matches_the_rolls_drawn(n):
+    for seed in range(15):
+        g = Game(load_rules(RULES), n)
+        chance = ScriptedChance(seed=seed)  # nothing scripted: every draw from its seeded fallback
+        g.setup(chance)
+        rolls = chance.drawn["die"]
+        assert len(rolls) >= n
+        assert g.current == _first_from_rolls(n, rolls), (seed, rolls)
+
+
+def test_R10_2023_first_player_varies_with_the_seed():
+    counts = Counter()
+    for seed in range(200):
+        e = new23(4, seed=seed)
+        counts[e.agent_selection] += 1
+        turns = [ev for ev in events(e) if ev["type"] == "turn"]
+        assert turns == [{"type": "turn", "player": e.agent_selection, "turn": 1}]
+    assert set(counts) == {"player_0", "player_1", "player_2", "player_3"}
+    assert all(20 <= c <= 80 for c in counts.values()), counts  # about 50 each
+    # classic, for contrast: Miss Scarlet (seat 0) always starts
+    assert {make_env(4, seed=s).agent_selection for s in range(20)} == {"player_0"}
+
+
+def test_R10_2023_then_play_passes_clockwise():
+    e = make23(4, first=2, hands=HANDS4)
+    order = []
+    for _ in range(5):
+        order.append(e.agent_selection)
+        pass23(e)
+    assert order == ["player_2", "player_3", "player_0", "player_1", "player_2"]

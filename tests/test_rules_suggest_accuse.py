@@ -1,16 +1,33 @@
-"""Classic rules, suggesting and accusing: R26-R29 (see /work/shared/RULES.md)."""
+"""Suggesting and accusing, both rulesets: R26-R29 (rules stated in docs/rules.md)."""
 
 from __future__ import annotations
 
 import pytest
-from conftest import HANDS4, core, do, events, finish_refutation, legal, make_env, pass_turn, roll, where
+from helpers import (
+    HANDS3,
+    HANDS4,
+    RIGHT,
+    WRONG,
+    core,
+    do,
+    events,
+    finish_refutation,
+    legal,
+    make2,
+    make23,
+    make_env,
+    n_accusations,
+    pass23,
+    pass_turn,
+    piece,
+    roll,
+    roll2,
+    where,
+)
 
 from clue_env import IllegalMoveError
-from clue_env.engine.cards import CARDS
+from clue_env.engine.cards import CARDS, ROOMS
 from clue_env.engine.events import Show
-
-WRONG = "accuse scarlet rope kitchen"  # the envelope is plum wrench study
-RIGHT = "accuse plum wrench study"
 
 
 def enter_ballroom(e):
@@ -308,3 +325,141 @@ def test_R29_last_player_standing_false_the_survivor_can_still_win():
     do(e, RIGHT)
     assert e.public_state()["winner"] == "player_2"
     assert e.rewards == {"player_0": 0.0, "player_1": 0.0, "player_2": 1.0}
+
+
+# ---------------------------------------------------------------- edition2023
+def test_R28_2023_no_accusation_in_the_hallway():
+    e = make23(3, hands=HANDS3)
+    assert n_accusations(e) == 0
+    roll2(e, 3, 4)
+    assert n_accusations(e) == 0
+    with pytest.raises(IllegalMoveError):
+        do(e, RIGHT)
+    do(e, "move 20,7")
+    assert legal(e) == {"end"}
+    with pytest.raises(IllegalMoveError):
+        do(e, RIGHT)
+    assert e.public_state()["winner"] is None and not any(e.terminations.values())
+
+
+@pytest.mark.parametrize("room", ROOMS)
+def test_R28_2023_accusation_from_any_room(room):
+    e = make23(3, hands=HANDS3, tokens={"scarlet": room})
+    roll2(e, 2, 3)
+    assert n_accusations(e) == 324
+    do(e, RIGHT)  # names the Study, whatever room the token is in
+    assert e.public_state()["winner"] == "player_0"
+    assert e.rewards == {"player_0": 1.0, "player_1": -1.0, "player_2": -1.0}
+
+
+def test_R28_2023_accusation_after_entering_a_room():
+    e = make23(3, hands=HANDS3, tokens={"scarlet": "16,6"})
+    roll2(e, 2, 3)
+    do(e, "enter dining_room")
+    assert n_accusations(e) == 324
+    do(e, WRONG)
+    assert e.public_state()["eliminated"] == ["player_0"]
+
+
+def test_R28_2023_wrong_accusation_eliminates():
+    e = make23(3, hands=HANDS3, tokens={"scarlet": "hall"})
+    roll2(e, 2, 3)
+    do(e, WRONG)
+    assert e.rewards == {"player_0": -1.0, "player_1": 0.0, "player_2": 0.0}
+    assert e.public_state()["eliminated"] == ["player_0"]
+    assert events(e)[-3] == {
+        "type": "accuse",
+        "player": "player_0",
+        "suspect": "scarlet",
+        "weapon": "rope",
+        "room": "kitchen",
+        "correct": False,
+    }
+    assert not any(e.terminations.values())
+    for _ in range(6):
+        assert e.agent_selection != "player_0"
+        pass23(e)
+    assert [ev["player"] for ev in events(e) if ev["type"] == "turn"][1:] == ["player_1", "player_2"] * 3 + ["player_1"]
+    for agent in e.possible_agents:
+        assert piece(e, agent, "eliminated")[(0 - int(agent[-1])) % 3] == 1
+
+
+def test_R28_2023_eliminated_player_still_refutes_and_answers_clue_cards():
+    e = make23(3, hands=HANDS3, tokens={"scarlet": "hall", "mustard": "8,9"}, clue_deck=["reveal:kitchen"])
+    roll2(e, 2, 3)
+    do(e, WRONG)  # player_0 out
+    assert e.agent_selection == "player_1"
+    roll2(e, 1, 4)  # the Clue card: player_0, out, still reveals the Kitchen
+    assert events(e)[-1] == {"type": "reveal", "player": "player_1", "card": "kitchen", "holder": "player_0"}
+    do(e, "enter ballroom")
+    n = len(events(e))
+    do(e, "suggest plum candlestick")  # player_2 holds none; player_0 holds candlestick and ballroom
+    assert [ev["player"] for ev in events(e, n) if ev["type"] == "pass"] == ["player_2"]
+    assert e.agent_selection == "player_0"
+    assert legal(e) == {"show candlestick", "show ballroom"}
+    do(e, "show candlestick")
+    assert e.agent_selection == "player_1"
+
+
+def test_R29_2023_all_wrong_nobody_wins():
+    e = make23(3, hands=HANDS3, tokens={"scarlet": "hall", "mustard": "lounge", "white": "kitchen"})
+    for k in range(3):
+        assert e.agent_selection == f"player_{k}"
+        roll2(e, 2, 3)
+        do(e, WRONG)
+        if k < 2:  # last_player_standing false: the last one left is not declared the winner
+            assert not any(e.terminations.values())
+            assert e.public_state()["winner"] is None
+    assert all(e.terminations.values()) and not any(e.truncations.values())
+    st = e.public_state()
+    assert st["winner"] is None and st["reason"] == "all_eliminated"
+    assert events(e)[-1] == {"type": "game_over", "winner": None, "reason": "all_eliminated"}
+    assert all(info["winner"] is None for info in e.infos.values())
+    assert e.rewards == {"player_0": 0.0, "player_1": 0.0, "player_2": -1.0}
+
+
+def test_R29_2023_survivor_keeps_playing_and_can_win():
+    e = make23(3, hands=HANDS3, tokens={"scarlet": "hall", "mustard": "lounge", "white": "kitchen"})
+    for _ in range(2):
+        roll2(e, 2, 3)
+        do(e, WRONG)
+    for _ in range(3):
+        assert e.agent_selection == "player_2"
+        pass23(e)
+    roll2(e, 2, 3)
+    do(e, RIGHT)
+    assert e.public_state()["winner"] == "player_2"
+    assert e.rewards == {"player_0": 0.0, "player_1": 0.0, "player_2": 1.0}
+
+
+def test_R29_2023_two_players_one_wrong_accusation_the_other_plays_alone_and_wins():
+    e = make2(tokens={"scarlet": "lounge", "mustard": "18,8"})
+    roll2(e, 2, 3)
+    do(e, WRONG)
+    assert e.public_state()["eliminated"] == ["player_0"] and not any(e.terminations.values())
+    steps = [(17, 8), (17, 7), (17, 6)]  # Mustard walks toward the Dining Room door (16,6)
+    for sq in steps:
+        assert e.agent_selection == "player_1" and legal(e) == {"roll"}
+        roll2(e, 2, 2)
+        do(e, f"move {sq[0]},{sq[1]}")
+        do(e, "end")
+    turns = [ev["player"] for ev in events(e) if ev["type"] == "turn"]
+    assert turns == ["player_0"] + ["player_1"] * 4
+    roll2(e, 2, 2)
+    do(e, "enter dining_room")
+    do(e, RIGHT)
+    assert all(e.terminations.values())
+    assert e.public_state()["winner"] == "player_1"
+    assert e.rewards == {"player_0": 0.0, "player_1": 1.0}
+
+
+def test_R29_2023_two_players_lone_player_until_max_turns():
+    e = make2(tokens={"scarlet": "lounge"}, max_turns=6)
+    roll2(e, 2, 3)
+    do(e, WRONG)
+    for _ in range(5):  # turns 2..6
+        assert e.agent_selection == "player_1"
+        pass23(e)
+    assert all(e.truncations.values()) and not any(e.terminations.values())
+    assert e.public_state()["reason"] == "max_turns"
+    assert e.rewards == {"player_0": 0.0, "player_1": 0.0}

@@ -1,13 +1,29 @@
-"""Classic rules, a turn: R11, R13-R15 (see /work/shared/RULES.md)."""
+"""A turn, both rulesets: R11, R13-R15 (rules stated in docs/rules.md)."""
 
 from __future__ import annotations
 
 import pytest
-from conftest import HANDS4, core, do, events, finish_refutation, legal, make_env, pass_turn, roll, where
+from helpers import (
+    HANDS3,
+    HANDS4,
+    RIGHT,
+    WRONG,
+    core,
+    dests,
+    do,
+    events,
+    finish_refutation,
+    legal,
+    make23,
+    make_env,
+    n_accusations,
+    pass_turn,
+    roll,
+    roll2,
+    where,
+)
 
 from clue_env import IllegalMoveError
-
-WRONG = "accuse scarlet rope kitchen"  # not the ENVELOPE (plum wrench study)
 
 
 # ---------------------------------------------------------------- R11
@@ -177,3 +193,73 @@ def test_R15_truncation_gives_zero_even_after_an_earlier_wrong_accusation():
     pass_turn(e)  # turn 3
     assert all(e.truncations.values())
     assert set(e.rewards.values()) == {0.0}
+
+
+# ---------------------------------------------------------------- edition2023
+def test_R12_2023_turn_starts_with_roll_only():
+    e = make23(3)
+    assert legal(e) == {"roll"}
+    before = e.public_state()
+    for text in ("end", "stay", "passage", "move 23,7", WRONG):
+        with pytest.raises(IllegalMoveError):
+            do(e, text)
+    assert e.public_state() == before
+
+
+@pytest.mark.parametrize("room", ["kitchen", "hall", "lounge"])
+def test_R12_2023_turn_starts_with_roll_only_even_in_a_room(room):
+    e = make23(3, tokens={"scarlet": room})
+    assert legal(e) == {"roll"}  # no passage, stay or accusation before the roll
+    with pytest.raises(IllegalMoveError):
+        do(e, "passage" if room != "hall" else "stay")
+
+
+def test_R12_2023_after_the_roll_in_the_hallway():
+    e = make23(3)
+    roll2(e, 3, 4)
+    lg = legal(e)
+    assert e.public_state()["phase"] == "move"
+    assert {t for t in core(e) if not t.startswith("move ")} == {"end"}
+    assert "toward lounge" in lg and "toward kitchen" in lg
+    assert not any(t.startswith(("accuse ", "suggest ", "show ")) for t in lg)
+    assert "stay" not in lg and "passage" not in lg and "roll" not in lg
+
+
+def test_R12_2023_after_the_roll_in_a_corner_room():
+    e = make23(3, tokens={"scarlet": "lounge"})
+    roll2(e, 2, 2)
+    lg = legal(e)
+    assert {t for t in core(e) if not t.startswith(("move ", "enter "))} == {"end", "stay", "passage"}
+    assert dests(e)[1] == {"dining_room"}
+    assert "toward hall" in lg
+    assert n_accusations(e) == 324
+    assert not any(t.startswith(("suggest ", "show ")) for t in lg) and "roll" not in lg
+
+
+def test_R12_2023_after_the_roll_in_a_room_without_passage():
+    e = make23(3, tokens={"scarlet": "hall"})
+    roll2(e, 2, 2)
+    assert {t for t in core(e) if not t.startswith(("move ", "enter "))} == {"end", "stay"}
+    assert n_accusations(e) == 324
+
+
+def test_R12_2023_ending_the_turn_without_moving():
+    e = make23(3)
+    roll2(e, 3, 4)
+    do(e, "end")
+    assert where(e, "scarlet") == (24, 7)
+    assert e.agent_selection == "player_1"
+    assert legal(e) == {"roll"}
+
+
+def test_R12_2023_move_then_suggest_then_accuse():
+    e = make23(3, hands=HANDS3, tokens={"scarlet": "8,9"})
+    roll2(e, 2, 3)
+    do(e, "enter ballroom")
+    assert {t for t in core(e)} == {"end"}
+    assert any(t.startswith("suggest ") for t in legal(e)) and n_accusations(e) == 324
+    do(e, "suggest white rope")
+    finish_refutation(e)
+    assert core(e) == {"end"} and n_accusations(e) == 324
+    do(e, RIGHT)
+    assert e.public_state()["winner"] == "player_0"
