@@ -15,6 +15,7 @@ from .engine.board import Board, classic_board
 from .engine.cards import N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS
 from .engine.errors import InvalidActionTextError
 from .engine.game import Legal
+from .engine.types import Card, Room, Suspect, Weapon
 
 
 def _segments(board: Board) -> tuple[tuple[str, Kind, int, str], ...]:
@@ -58,23 +59,23 @@ class ActionCodec:
         self._mask_cache: dict[Legal, np.ndarray] = {}
 
     # ---------------------------------------------------------------- named indices
-    def enter(self, room: int) -> int:
+    def enter(self, room: Room) -> int:
         """``enter ROOM`` (room index 0-8)."""
         return self.ENTER + room
 
-    def toward(self, room: int) -> int:
+    def toward(self, room: Room) -> int:
         """``toward ROOM`` (room index 0-8)."""
         return self.TOWARD + room
 
-    def suggest(self, suspect: int, weapon: int) -> int:
+    def suggest(self, suspect: Suspect, weapon: Weapon) -> int:
         """``suggest SUSPECT WEAPON`` (suspect and weapon indices 0-5)."""
         return self.SUGGEST + suspect * N_WEAPONS + weapon
 
-    def show(self, card: int) -> int:
+    def show(self, card: Card) -> int:
         """``show CARD`` (flat card index 0-20)."""
         return self.SHOW + card
 
-    def accuse(self, suspect: int, weapon: int, room: int) -> int:
+    def accuse(self, suspect: Suspect, weapon: Weapon, room: Room) -> int:
         """``accuse SUSPECT WEAPON ROOM`` (suspect, weapon and room indices)."""
         return self.ACCUSE + (suspect * N_WEAPONS + weapon) * N_ROOMS + room
 

@@ -26,6 +26,7 @@ from typing import Any
 from .engine.cards import CARDS, ROOMS, SUSPECTS, WEAPONS
 from .engine.events import NOBODY, Event, Peek, Reveal, Show, location, player
 from .engine.game import Game, Phase
+from .engine.types import Card, Node, Room, Seat, Suspect, Weapon
 
 
 class History(Sequence[Event]):
@@ -110,59 +111,59 @@ BLOCK = 64
 class SeatView:
     """What seat :attr:`seat` may know now (see the module docstring)."""
 
-    seat: int
+    seat: Seat
     num_players: int
     rules: str
     #: the suspect each seat plays
-    characters: tuple[int, ...]
-    hand: tuple[int, ...]
+    characters: tuple[Suspect, ...]
+    hand: tuple[Card, ...]
     hand_sizes: tuple[int, ...]
     phase: Phase
     #: the seat that must decide now (-1 once the game is over)
-    acting: int
+    acting: Seat
     #: the seat whose turn it is
-    current: int
+    current: Seat
     turn: int
     max_turns: int
     #: board node of every suspect's token (rooms are nodes 0-8, ``OFF_BOARD`` = -1)
-    tokens: tuple[int, ...]
+    tokens: tuple[Node, ...]
     #: room of every weapon
-    weapons: tuple[int, ...]
+    weapons: tuple[Room, ...]
     eliminated: tuple[bool, ...]
     #: (suggester, suspect, weapon, room) while a suggestion awaits its refutation
-    pending: tuple[int, int, int, int] | None
+    pending: tuple[Seat, Suspect, Weapon, Room] | None
     dice: tuple[int, ...]
     roll_total: int
     #: (card, the seat that showed it to me), in order
-    shown_to_me: tuple[tuple[int, int], ...]
+    shown_to_me: tuple[tuple[Card, Seat], ...]
     #: (card, the seat I showed it to), in order
-    shown_by_me: tuple[tuple[int, int], ...]
+    shown_by_me: tuple[tuple[Card, Seat], ...]
     #: (card, holder or -1 for nobody) revealed to everyone (R25), each once
-    revealed: tuple[tuple[int, int], ...]
+    revealed: tuple[tuple[Card, Seat], ...]
     #: (room, card) face-down cards I looked at (R30), each once
-    peeked: tuple[tuple[int, int], ...]
+    peeked: tuple[tuple[Room, Card], ...]
     #: rooms holding a face-down card (R30; which card is private)
-    board_card_rooms: tuple[int, ...]
+    board_card_rooms: tuple[Room, ...]
     #: my redacted event history, oldest first (an immutable sequence)
     events: History
     #: legal action indices (empty unless I must act now)
     legal: tuple[int, ...]
     over: bool
-    winner: int
+    winner: Seat
     over_reason: str | None
     #: the envelope (suspect, weapon, room), once the game is over
-    solution: tuple[int, int, int] | None
+    solution: tuple[Suspect, Weapon, Room] | None
 
     @property
     def agent(self) -> str:
         return f"player_{self.seat}"
 
     @property
-    def my_suspect(self) -> int:
+    def my_suspect(self) -> Suspect:
         return self.characters[self.seat]
 
     @property
-    def my_node(self) -> int:
+    def my_node(self) -> Node:
         """The board node of my token."""
         return self.tokens[self.my_suspect]
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
 from .board import OFF_BOARD, Board
 from .cards import CARDS, N_ROOMS, ROOMS, SUSPECTS, WEAPONS
+from .types import Card, Node, Room, Seat, Suspect, Weapon
 from .wording import clue_effect_text, faces_text, result_text, reveal_text, room_name
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ MOVE_CAUSES = ("move", "passage", "suggest", "eliminated")
 OVER_REASONS = ("accusation", "last_player_standing", "all_eliminated", "max_turns")
 
 
-def player(seat: int) -> str | None:
+def player(seat: Seat) -> str | None:
     """``player_3``, or ``None`` for -1 (nobody)."""
     return f"player_{seat}" if seat >= 0 else None
 
@@ -50,7 +51,7 @@ class HasBoard(Protocol):
     board: Board
 
 
-def location(game: HasBoard, node: int) -> str | list[int] | None:
+def location(game: HasBoard, node: Node) -> str | list[int] | None:
     """A node as JSON: a room id, ``[row, col]``, or ``None`` (off the board)."""
     if node == OFF_BOARD:
         return None
@@ -94,7 +95,7 @@ class Event:
 
 
 class _TurnFields(NamedTuple):
-    seat: int
+    seat: Seat
     turn: int
 
 
@@ -112,7 +113,7 @@ class Turn(Event, _TurnFields):
 
 
 class _RollFields(NamedTuple):
-    seat: int
+    seat: Seat
     total: int
     dice: tuple[int, ...]
 
@@ -132,9 +133,9 @@ class Roll(Event, _RollFields):
 
 
 class _MoveFields(NamedTuple):
-    seat: int
-    suspect: int
-    node: int
+    seat: Seat
+    suspect: Suspect
+    node: Node
     cause: str
 
 
@@ -163,7 +164,7 @@ class Move(Event, _MoveFields):
 
 
 class _ForfeitFields(NamedTuple):
-    seat: int
+    seat: Seat
 
 
 class Forfeit(Event, _ForfeitFields):
@@ -180,7 +181,7 @@ class Forfeit(Event, _ForfeitFields):
 
 
 class _StayFields(NamedTuple):
-    seat: int
+    seat: Seat
 
 
 class Stay(Event, _StayFields):
@@ -197,9 +198,9 @@ class Stay(Event, _StayFields):
 
 
 class _WeaponMovedFields(NamedTuple):
-    seat: int
-    weapon: int
-    room: int
+    seat: Seat
+    weapon: Weapon
+    room: Room
 
 
 class WeaponMoved(Event, _WeaponMovedFields):
@@ -216,10 +217,10 @@ class WeaponMoved(Event, _WeaponMovedFields):
 
 
 class _SuggestFields(NamedTuple):
-    seat: int
-    suspect: int
-    weapon: int
-    room: int
+    seat: Seat
+    suspect: Suspect
+    weapon: Weapon
+    room: Room
 
 
 class Suggest(Event, _SuggestFields):
@@ -239,8 +240,8 @@ class Suggest(Event, _SuggestFields):
 
 
 class _PassFields(NamedTuple):
-    seat: int
-    suggester: int
+    seat: Seat
+    suggester: Seat
 
 
 class Pass(Event, _PassFields):
@@ -257,9 +258,9 @@ class Pass(Event, _PassFields):
 
 
 class _ShowFields(NamedTuple):
-    refuter: int
-    suggester: int
-    card: int
+    refuter: Seat
+    suggester: Seat
+    card: Card
 
 
 class Show(Event, _ShowFields):
@@ -281,7 +282,7 @@ class Show(Event, _ShowFields):
 
 
 class _NoRefuteFields(NamedTuple):
-    suggester: int
+    suggester: Seat
 
 
 class NoRefute(Event, _NoRefuteFields):
@@ -298,10 +299,10 @@ class NoRefute(Event, _NoRefuteFields):
 
 
 class _AccuseFields(NamedTuple):
-    seat: int
-    suspect: int
-    weapon: int
-    room: int
+    seat: Seat
+    suspect: Suspect
+    weapon: Weapon
+    room: Room
     correct: bool
 
 
@@ -323,7 +324,7 @@ class Accuse(Event, _AccuseFields):
 
 
 class _EndTurnFields(NamedTuple):
-    seat: int
+    seat: Seat
 
 
 class EndTurn(Event, _EndTurnFields):
@@ -340,9 +341,9 @@ class EndTurn(Event, _EndTurnFields):
 
 
 class _ClueCardFields(NamedTuple):
-    seat: int
+    seat: Seat
     effect: str
-    card: int
+    card: Card
 
 
 class ClueCard(Event, _ClueCardFields):
@@ -360,9 +361,9 @@ class ClueCard(Event, _ClueCardFields):
 
 
 class _RevealFields(NamedTuple):
-    seat: int
-    card: int
-    holder: int
+    seat: Seat
+    card: Card
+    holder: Seat
 
 
 class Reveal(Event, _RevealFields):
@@ -380,9 +381,9 @@ class Reveal(Event, _RevealFields):
 
 
 class _PeekFields(NamedTuple):
-    seat: int
-    room: int
-    card: int
+    seat: Seat
+    room: Room
+    card: Card
 
 
 class Peek(Event, _PeekFields):
@@ -404,7 +405,7 @@ class Peek(Event, _PeekFields):
 
 
 class _GameOverFields(NamedTuple):
-    winner: int
+    winner: Seat
     reason: str
 
 
