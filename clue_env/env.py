@@ -136,16 +136,20 @@ class raw_env(AECEnv):
         "tokens": {suspect: room | "R,C" | [R, C] | None}, "weapons": {weapon: room}}``.
         A bad option raises a ValueError naming the problem and leaves the env as it was.
         """
-        rng = np.random.default_rng(seed) if seed is not None else self._rng
+        rng = self._seeded(seed) if seed is not None else self._rng
         game = Game(self.rules, self.num_players, self.board)
         envelope, hands, tokens, weapons = self._parse_options(options)
         board_cards = (options or {}).get("board_cards") if isinstance(options, dict) else None
-        chance = self.chance_factory(rng) if self.chance_factory is not None else RandomChance(rng)
-        game.setup(chance, envelope=envelope, hands=hands, board_cards=board_cards)
-        for sus, node in tokens.items():
-            game.place_token(sus, node)
-        for w, room in weapons.items():
-            game.place_weapon(w, room)
+        state = rng.bit_generator.state  # a refused reset must leave the generator as it was
+        try:
+            chance = self.chance_factory(rng) if self.chance_factory is not None else RandomChance(rng)
+            game.setup(chance, envelope=envelope, hands=hands, board_cards=board_cards)
+            self._place_tokens(game, tokens)
+            for w, room in weapons.items():
+                game.place_weapon(w, room)
+        except Exception:
+            rng.bit_generator.state = state
+            raise
         # commit
         self._rng = rng
         self.game = game
@@ -164,6 +168,32 @@ class raw_env(AECEnv):
         self._rewards_dirty = False
         self.agent_selection = self.possible_agents[game.acting]
         self._skip_agent_selection = None
+
+    @staticmethod
+    def _seeded(seed: Any) -> np.random.Generator:
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"reset seed must be a non-negative integer or None, got {seed!r}")
+        return np.random.default_rng(int(seed))
+
+    def _place_tokens(self, game: Game, tokens: dict[int, int]) -> None:
+        """Put the tokens of ``tokens`` where it says, all at once (a swap is a valid layout)."""
+        if not tokens:
+            return
+        final = list(game.loc)
+        for sus, node in tokens.items():
+            if node == OFF_BOARD and game.suspect_seat[sus] >= 0:
+                raise ValueError(
+                    f"reset option tokens[{SUSPECTS[sus]!r}]: {SUSPECTS[sus]} is played by "
+                    f"player_{game.suspect_seat[sus]}, so its token must be on the board (R7)"
+                )
+            final[sus] = node
+        squares = [n for n in final if n >= N_ROOMS]
+        if len(squares) != len(set(squares)):
+            clash = sorted({self.board.describe(n) for n in squares if squares.count(n) > 1})
+            raise ValueError(f"reset option 'tokens' puts two tokens on one hallway square {clash} (R18)")
+        for sus, node in tokens.items():
+            game.loc[sus] = node
+        game.place_token(next(iter(tokens)), game.loc[next(iter(tokens))])  # refresh the turn start (R21)
 
     def _parse_options(self, options: dict | None) -> tuple[Any, Any, dict[int, int], dict[int, int]]:
         if options is None:
@@ -188,9 +218,6 @@ class raw_env(AECEnv):
         for name, where in (options.get("tokens") or {}).items():
             sus = _card_of_kind(name, "suspect", "tokens")
             tokens[sus] = self._parse_node(where, f"tokens[{name!r}]")
-        squares = [n for n in tokens.values() if n >= N_ROOMS]
-        if len(squares) != len(set(squares)):
-            raise ValueError("reset option 'tokens' puts two tokens on one hallway square (R18)")
         weapons: dict[int, int] = {}
         for name, where in (options.get("weapons") or {}).items():
             w = _card_of_kind(name, "weapon", "weapons")
@@ -240,9 +267,16 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         game = self.game
+        if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
+            raise IllegalMoveError(
+                f"{agent}: action {action!r} ({type(action).__name__}) is not an action index: actions are integers "
+                f"0..{self.codec.n - 1} (text forms go through text_to_action)",
+                action=action,
+                agent=agent,
+            )
         try:
-            act = self.codec.decode(int(action))  # type: ignore[arg-type]
-        except (ValueError, TypeError):
+            act = self.codec.decode(int(action))
+        except (ValueError, TypeError, OverflowError):
             raise IllegalMoveError(
                 f"{agent}: action {action!r} is not an action index 0..{self.codec.n - 1}", action=action, agent=agent
             ) from None
@@ -253,7 +287,7 @@ class raw_env(AECEnv):
             legal = np.flatnonzero(self.codec.mask(game.legal()))
             sample = ", ".join(self.codec.to_text(int(i)) for i in legal[:8])
             raise IllegalMoveError(
-                f"{agent} may not play {text!r} (index {int(action)}) in phase {game.phase.name}; "  # type: ignore[arg-type]
+                f"{agent} may not play {text!r} (index {int(action)}) in phase {game.phase.name}; "
                 f"legal actions ({len(legal)}): {sample}{', ...' if len(legal) > 8 else ''}",
                 action=action,
                 agent=agent,

@@ -250,3 +250,100 @@ def test_pettingzoo_seed_test_2023(n):
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
 def test_pettingzoo_render_test_2023(n):
     render_test(lambda **kw: clue_env.env(num_players=n, rules=RULES, **kw))
+
+
+@pytest.mark.parametrize("bad", [0.9, np.float64(0.5), 3.0, "0", True, np.bool_(True), np.array(0), float("inf"), None, [0]])
+def test_only_integers_are_actions_and_a_refused_one_changes_nothing(bad):
+    e = clue_env.raw_env(num_players=3)
+    e.reset(seed=0)
+    before = json.dumps(e.public_state(), sort_keys=True)
+    obs = e.observe(e.agent_selection)["observation"].copy()
+    if bad is None:  # None is PettingZoo's action for a dead agent; for a live one it is refused too
+        with pytest.raises(IllegalMoveError):
+            e.step(bad)
+    else:
+        with pytest.raises(IllegalMoveError, match="not an action index"):
+            e.step(bad)
+    assert json.dumps(e.public_state(), sort_keys=True) == before
+    assert np.array_equal(e.observe(e.agent_selection)["observation"], obs)
+    e.step(np.int64(0))  # numpy integers are fine ("roll")
+    e2 = clue_env.raw_env(num_players=3)
+    e2.reset(seed=0)
+    with pytest.raises(IllegalMoveError, match="not an action index"):
+        e2.step(10**30)
+
+
+def _full_snapshot(e):
+    return (
+        json.dumps(e.public_state(), sort_keys=True),
+        [e.observe(a)["observation"].tobytes() + e.observe(a)["action_mask"].tobytes() for a in e.possible_agents],
+        json.dumps(e._rng.bit_generator.state, sort_keys=True, default=str),
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"tokens": {"scarlet": None}}, "played by player_0"),  # R7: a played character stays on the board
+        (
+            {
+                "envelope": ["plum", "rope", "hall"],
+                "hands": {
+                    "player_0": [
+                        "scarlet",
+                        "mustard",
+                        "white",
+                        "green",
+                        "peacock",
+                        "candlestick",
+                        "dagger",
+                        "lead_pipe",
+                        "revolver",
+                    ],
+                    "player_1": ["wrench", "kitchen", "ballroom"],
+                    "player_2": ["conservatory", "dining_room", "billiard_room"],
+                    "player_3": ["library", "lounge", "study"],
+                },
+            },
+            r"hand sizes \[9, 3, 3, 3\].*\[5, 5, 4, 4\]",
+        ),  # R6
+        ({"tokens": {"scarlet": "7,4", "mustard": "7,4"}}, "two tokens"),  # refused after the deal was drawn
+    ],
+)
+def test_refused_reset_options_leave_the_env_and_its_generator_as_they_were(options, match):
+    """A refused reset changes nothing, not even the generator: the next unseeded reset equals a twin's."""
+    e, twin = clue_env.raw_env(num_players=4), clue_env.raw_env(num_players=4)
+    e.reset(seed=3)
+    twin.reset(seed=3)
+    before = _full_snapshot(e)
+    with pytest.raises(ValueError, match=match):
+        e.reset(options=options)
+    assert _full_snapshot(e) == before
+    e.reset()
+    twin.reset()
+    assert _full_snapshot(e) == _full_snapshot(twin)
+
+
+def test_uneven_2023_two_player_deal_is_refused():
+    e = clue_env.raw_env(num_players=2, rules="edition2023")
+    cards = [c for c in CARDS if c not in ("plum", "rope", "hall")]
+    with pytest.raises(InvalidDealError, match="R6"):
+        e.reset(seed=0, options={"envelope": ["plum", "rope", "hall"], "hands": {"player_0": cards[:14], "player_1": []}})
+
+
+def test_a_valid_layout_that_swaps_two_tokens_is_accepted():
+    e = clue_env.raw_env(num_players=3)
+    e.reset(seed=0)
+    s, m = e.game.board.describe(e.game.loc[0]), e.game.board.describe(e.game.loc[1])  # start squares
+    e.reset(seed=0, options={"tokens": {"scarlet": m, "mustard": s}})
+    st = e.public_state()["tokens"]
+    assert st["scarlet"] == [int(x) for x in m.split(",")] and st["mustard"] == [int(x) for x in s.split(",")]
+    with pytest.raises(ValueError, match="two tokens on one hallway square"):
+        e.reset(seed=0, options={"tokens": {"scarlet": m}})  # onto mustard's square, mustard staying
+
+
+@pytest.mark.parametrize("seed", ["abc", -1, 1.5, True])
+def test_bad_seeds_are_refused_naming_the_seed(seed):
+    e = clue_env.raw_env(num_players=3)
+    with pytest.raises(ValueError, match="seed"):
+        e.reset(seed=seed)

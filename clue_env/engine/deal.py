@@ -147,6 +147,16 @@ class Dealer:
                         if not expect_loose
                         else f"{expect_loose} cards must be left for the board (R30), got {missing}"
                     )
+            # R6: dealt one at a time clockwise from seat 0, so sizes differ by at most one, the
+            # first seats holding the extra cards
+            dealt = N_CARDS - 3 - self.board_count()
+            want = [dealt // n + (1 if seat < dealt % n else 0) for seat in range(n)]
+            got = [len(r) for r in hand_cards]
+            if got != want:
+                raise InvalidDealError(
+                    f"hand sizes {got} are not a deal of {dealt} cards to {n} players one at a time "
+                    f"(R6): they must be {want}"
+                )
             return env_cards, hand_cards
         if env_cards is None:  # R5: one of each kind, from the cards not fixed on the board
             pools = [
