@@ -35,6 +35,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seats", default=DEFAULT_SEATS, help=f"comma-separated agent specs, one per seat (default {DEFAULT_SEATS})")
     ap.add_argument("--games", type=int, default=DEFAULT_GAMES, help=f"number of games (default {DEFAULT_GAMES})")
     ap.add_argument("--seed", type=int, default=0, help="base seed: game g is reset with seed+g")
+    ap.add_argument(
+        "--agent-seed",
+        type=int,
+        default=None,
+        help="entropy of the agents' seeds (default: fresh; the JSON records it, pass it back to replay exactly)",
+    )
     ap.add_argument("--rules", default="classic", help="classic | edition2023 | path to a rules YAML")
     ap.add_argument("--json", default="results/evaluate.json", help="write the JSON summary here")
     ap.add_argument("--chart", default="results/evaluate.png", help="write a PNG chart here ('' to skip)")
@@ -46,7 +52,13 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--games must be at least 1")
     try:
         summary = run_tournament(
-            specs, args.games, rules=args.rules, seed=args.seed, workers=args.workers, progress=not args.quiet
+            specs,
+            args.games,
+            rules=args.rules,
+            seed=args.seed,
+            workers=args.workers,
+            progress=not args.quiet,
+            agent_seed=args.agent_seed,
         )
     except ValueError as e:
         print(f"evaluate.py: error: {e}", file=sys.stderr)

@@ -22,7 +22,7 @@ def _evaluate(policy: str, opponent: str, num_players: int, games: int, seed: in
     from agents.tournament import run_tournament
 
     seats = [f"ppo:{policy}"] + [opponent] * (num_players - 1)
-    return run_tournament(seats, games, rules=rules, seed=seed, workers=workers, progress=False)
+    return run_tournament(seats, games, rules=rules, seed=seed, workers=workers, progress=False, agent_seed=seed)
 
 
 def main(argv: list[str] | None = None) -> int:

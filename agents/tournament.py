@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import secrets
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -46,8 +47,10 @@ class GameResult:
     seconds: float
 
 
-def play_game(specs: list[str], rules: str | RulesConfig, seed: int, index: int) -> GameResult:
-    """Play game ``index`` of a tournament (seats rotated by ``index``)."""
+def play_game(specs: list[str], rules: str | RulesConfig, seed: int, index: int, agent_seed: int | None = None) -> GameResult:
+    """Play game ``index`` of a tournament (seats rotated by ``index``; the env reset with
+    ``seed + index``). Agents' seeds come from ``agent_seed`` (fresh entropy when ``None``),
+    never from ``seed``: see :func:`run_tournament`."""
     import time
 
     from agents import make_agent
@@ -55,7 +58,8 @@ def play_game(specs: list[str], rules: str | RulesConfig, seed: int, index: int)
     p = len(specs)
     seats = [specs[(i + index) % p] for i in range(p)]
     env = clue_env.raw_env(num_players=p, rules=rules)
-    agents = [make_agent(spec, seat=i, num_players=p, rules=env.rules, seed=_mix(seed, index, i)) for i, spec in enumerate(seats)]
+    agents = [make_agent(spec, seat=i, num_players=p, rules=env.rules, seed=agent_seed_for(agent_seed, index, i))
+              for i, spec in enumerate(seats)]  # fmt: skip
     for a in agents:
         a.reset()
     env.reset(seed=seed + index)
@@ -76,13 +80,17 @@ def play_game(specs: list[str], rules: str | RulesConfig, seed: int, index: int)
     return GameResult(index, seats, g.winner, g.turn, g.truncated, wrong, decisions, time.perf_counter() - t0)
 
 
-def _mix(seed: int, index: int, seat: int) -> int:
-    return int(np.random.SeedSequence([seed, index, seat]).generate_state(1)[0])
+def agent_seed_for(agent_seed: int | None, index: int, seat: int) -> int:
+    """The seed of the agent in ``seat`` of game ``index``: a child of the tournament's agent
+    entropy (``numpy.random.SeedSequence``), independent of the env's seed, so an agent cannot
+    recover the deal by searching how its seed was made (R31). ``None``: fresh OS entropy."""
+    entropy = secrets.randbits(64) if agent_seed is None else int(agent_seed)
+    return int(np.random.SeedSequence(entropy, spawn_key=(index, seat)).generate_state(1)[0])
 
 
-def _chunk(args: tuple[list[str], Any, int, list[int]]) -> list[GameResult]:
-    specs, rules, seed, indices = args
-    return [play_game(specs, rules, seed, i) for i in indices]
+def _chunk(args: tuple[list[str], Any, int, list[int], int]) -> list[GameResult]:
+    specs, rules, seed, indices, agent_seed = args
+    return [play_game(specs, rules, seed, i, agent_seed) for i in indices]
 
 
 @dataclass
@@ -112,8 +120,15 @@ def run_tournament(
     seed: int = 0,
     workers: int | None = None,
     progress: bool = True,
+    agent_seed: int | None = None,
 ) -> dict[str, Any]:
-    """Play ``games`` games and summarise them in the SPEC's JSON shape (plus extras)."""
+    """Play ``games`` games and summarise them in the SPEC's JSON shape (plus extras).
+
+    Game ``g`` is reset with ``seed + g``. The agents' seeds are children of ``agent_seed``, a
+    separate entropy drawn fresh from the OS when not given and recorded in the summary
+    (``"agent_seed"``): pass it back to replay a tournament exactly. They carry no information
+    about the env's seed (R31).
+    """
     from tqdm import tqdm
 
     if not 2 <= len(specs) <= 6:
@@ -126,7 +141,9 @@ def run_tournament(
 
     workers = workers or min(2, os.cpu_count() or 1)
     chunk = max(1, min(25, games // (workers * 8) or 1))
-    jobs = [(specs, rules, seed, list(range(i, min(games, i + chunk)))) for i in range(0, games, chunk)]
+    if agent_seed is None:
+        agent_seed = secrets.randbits(63)
+    jobs = [(specs, rules, seed, list(range(i, min(games, i + chunk))), agent_seed) for i in range(0, games, chunk)]
     results: list[GameResult] = []
     bar = tqdm(total=games, unit="game", disable=not progress, desc="tournament")
     if workers == 1:
@@ -139,7 +156,10 @@ def run_tournament(
                 results += res
                 bar.update(len(res))
     bar.close()
-    return summarise(specs, results, rules)
+    summary = summarise(specs, results, rules)
+    summary["seed"] = seed
+    summary["agent_seed"] = agent_seed
+    return summary
 
 
 def summarise(specs: list[str], results: Iterable[GameResult], rules: str | RulesConfig) -> dict[str, Any]:
@@ -192,6 +212,8 @@ def format_table(summary: dict[str, Any]) -> str:
         f"truncated: {summary['truncated']}  nobody won: {summary['nobody_won']}  mean turns: {summary['mean_turns']:.1f}  "
         f"games/s/core: {summary['games_per_s_per_core']:.1f}  ms/decision: {1000 * summary['seconds_per_decision']:.3f}"
     )
+    if summary.get("agent_seed") is not None:
+        lines.append(f"seeds: --seed {summary.get('seed')} --agent-seed {summary['agent_seed']} (replays these games exactly)")
     return "\n".join(lines)
 
 

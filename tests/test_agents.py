@@ -60,8 +60,8 @@ def test_deduction_beats_notebooks_on_a_small_sample():
 
 
 def test_tournament_is_reproducible_and_independent_of_workers():
-    a = run_tournament(["notebook", "random", "random"], 12, seed=7, workers=1, progress=False)
-    b = run_tournament(["notebook", "random", "random"], 12, seed=7, workers=2, progress=False)
+    a = run_tournament(["notebook", "random", "random"], 12, seed=7, workers=1, progress=False, agent_seed=11)
+    b = run_tournament(["notebook", "random", "random"], 12, seed=7, workers=2, progress=False, agent_seed=11)
     for s in (a, b):
         s.pop("games_per_s_per_core")
         s.pop("seconds_per_decision")
@@ -147,3 +147,21 @@ def test_belief_features_are_a_distribution_per_card():
     assert all(b[c, 0] == 1.0 for c in hand)
     assert e.observation_space("player_1")["observation"].shape == (LAYOUT_WITH_BELIEF.size,)
     assert LAYOUT_WITH_BELIEF.size == 1059 + 168
+
+
+def test_R31_agent_seeds_carry_nothing_about_the_deal():
+    """An agent's seed is a child of a separate entropy: searching how seeds were once made from
+    (base seed, game, seat) finds nothing, and two tournaments with the same --seed give their
+    agents different seeds unless the agent seed is passed back."""
+    from agents.tournament import agent_seed_for
+
+    def old_mix(seed: int, index: int, seat: int) -> int:  # the derivation an attacker would search
+        return int(np.random.SeedSequence([seed, index, seat]).generate_state(1)[0])
+
+    a = run_tournament(["random", "random", "random"], 4, seed=7, workers=1, progress=False)
+    b = run_tournament(["random", "random", "random"], 4, seed=7, workers=1, progress=False)
+    assert a["agent_seed"] != b["agent_seed"] and a["seed"] == b["seed"] == 7
+    given = {agent_seed_for(a["agent_seed"], g, s) for g in range(4) for s in range(3)}
+    searched = {old_mix(base, g, s) for base in range(200) for g in range(4) for s in range(3)}
+    assert not given & searched
+    assert agent_seed_for(5, 1, 2) == agent_seed_for(5, 1, 2) != agent_seed_for(5, 2, 1)  # replayable

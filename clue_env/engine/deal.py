@@ -154,8 +154,7 @@ class Dealer:
             got = [len(r) for r in hand_cards]
             if got != want:
                 raise InvalidDealError(
-                    f"hand sizes {got} are not a deal of {dealt} cards to {n} players one at a time "
-                    f"(R6): they must be {want}"
+                    f"hand sizes {got} are not a deal of {dealt} cards to {n} players one at a time (R6): they must be {want}"
                 )
             return env_cards, hand_cards
         if env_cards is None:  # R5: one of each kind, from the cards not fixed on the board
