@@ -50,6 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     specs = [s.strip() for s in args.seats.split(",") if s.strip()]
     if args.games < 1:
         ap.error("--games must be at least 1")
+    if args.workers is not None and args.workers < 1:
+        ap.error("--workers must be at least 1 (default: one per core, at most 2)")
     try:
         summary = run_tournament(
             specs,

@@ -165,3 +165,12 @@ def test_R31_agent_seeds_carry_nothing_about_the_deal():
     searched = {old_mix(base, g, s) for base in range(200) for g in range(4) for s in range(3)}
     assert not given & searched
     assert agent_seed_for(5, 1, 2) == agent_seed_for(5, 1, 2) != agent_seed_for(5, 2, 1)  # replayable
+
+
+@pytest.mark.parametrize("flags", [["--workers", "0"], ["--workers", "-1"], ["--games", "0"]])
+def test_evaluate_script_rejects_bad_counts_before_playing(flags, capsys):
+    import evaluate
+
+    with pytest.raises(SystemExit) as e:
+        evaluate.main(["--seats", "random,random,random", *flags, "--quiet"])
+    assert e.value.code == 2 and flags[0] in capsys.readouterr().err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pathlib
 
+import numpy as np
 import pytest
 import yaml
 
@@ -115,3 +116,42 @@ def test_default_clue_deck_has_one_reveal_per_card():
     e.reset(seed=1)
     assert sorted(eff.card for eff in e.game.clue_deck) == list(range(21))
     assert {eff.kind for eff in e.game.clue_deck} == {"reveal"}
+
+
+@pytest.mark.parametrize(("key", "value"), [("num_dice", 3), ("num_dice", 4), ("die_faces", 7), ("die_faces", 20)])
+def test_dice_that_do_not_fit_the_observation_are_refused(key, value):
+    """R12/R16: every accepted dice config fits the observation and plays at normal speed."""
+    with pytest.raises(ConfigError, match=key):
+        clue_env.raw_env(num_players=3, full_roll=True, **{key: value})
+
+
+def test_largest_accepted_full_roll_config_plays_at_normal_speed():
+    import time
+
+    e = clue_env.raw_env(num_players=3, num_dice=2, die_faces=6, full_roll=True)
+    e.reset(seed=0)
+    rng = np.random.default_rng(0)
+    t0 = time.perf_counter()
+    for _ in range(600):
+        if e.game.over:
+            e.reset()
+        legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
+        e.step(int(rng.choice(legal[legal < e.codec.ACCUSE])))
+        assert e.observation_space(e.agent_selection).contains(e.observe(e.agent_selection))
+    assert time.perf_counter() - t0 < 10
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("name", 5),
+        ("suspect_names", {"scarlet": 5}),
+        ("reward_win", float("nan")),
+        ("reward_lose", float("inf")),
+        ("clue_deck", 5),
+        ("characters", 5),
+    ],
+)
+def test_values_that_used_to_be_accepted_silently_are_refused_naming_the_key(key, value):
+    with pytest.raises(ConfigError, match=key):
+        clue_env.raw_env(num_players=3, **{key: value})

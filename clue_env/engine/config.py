@@ -8,7 +8,9 @@ Unknown keys and bad values raise :class:`ConfigError` naming the key.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -19,6 +21,11 @@ from .cards import DEFAULT_DISPLAY, SUSPECTS
 from .errors import ConfigError
 
 PRESETS = ("classic", "edition2023")
+
+
+#: the most dice, and faces per die, that the observation encodes (a roll of at most 12)
+MAX_DICE = 2
+MAX_FACES = 6
 
 
 @dataclass(frozen=True)
@@ -82,12 +89,22 @@ class RulesConfig:
         for name in ("full_roll", "accuse_anywhere", "last_player_standing", "magnifying_glass", "roll_first", "clue_cards"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"config key {name!r} must be true or false, got {getattr(self, name)!r}")
-        _check_int("num_dice", self.num_dice, 1, 4)
-        _check_int("die_faces", self.die_faces, 2, 20)
+        # the observation encodes at most two dice of up to six faces (and a roll of up to 12), and
+        # the exact-move search (full_roll, R16) stays a few milliseconds up to a roll of 12
+        _check_int("num_dice", self.num_dice, 1, MAX_DICE, why="the observation encodes at most 2 dice")
+        _check_int("die_faces", self.die_faces, 2, MAX_FACES, why="the observation's dice piece has 6 faces per die")
         _check_int("max_turns", self.max_turns, 1, 10**7)
         _check_int("two_player_board_cards", self.two_player_board_cards, 0, 9)
         if not isinstance(self.victim, str):
             raise ConfigError(f"config key 'victim' must be a name, got {self.victim!r}")
+        if not isinstance(self.name, str) or not self.name:
+            raise ConfigError(f"config key 'name' must be a non-empty string, got {self.name!r}")
+        if self.clue_deck is not None and (isinstance(self.clue_deck, (str, bytes)) or not isinstance(self.clue_deck, Iterable)):
+            raise ConfigError(f"config key 'clue_deck' must be a non-empty list of effects, got {self.clue_deck!r}")
+        if self.characters is not None and (
+            isinstance(self.characters, (str, bytes)) or not isinstance(self.characters, Iterable)
+        ):
+            raise ConfigError(f"config key 'characters' must list distinct suspects from {SUSPECTS}, got {self.characters!r}")
         if self.clue_deck is not None:
             from .clue_cards import parse_effect
 
@@ -104,8 +121,8 @@ class RulesConfig:
         _check_int("max_players", self.max_players, self.min_players, 6)
         for name in ("reward_win", "reward_lose", "reward_wrong_accusation", "reward_draw"):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise ConfigError(f"config key {name!r} must be a number, got {v!r}")
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise ConfigError(f"config key {name!r} must be a finite number, got {v!r}")
             object.__setattr__(self, name, float(v))
         if self.characters is not None:
             chars = tuple(self.characters)
@@ -113,8 +130,14 @@ class RulesConfig:
             if bad or len(set(chars)) != len(chars) or not chars:
                 raise ConfigError(f"config key 'characters' must list distinct suspects from {SUSPECTS}, got {self.characters!r}")
             object.__setattr__(self, "characters", chars)
-        if not isinstance(self.suspect_names, dict) or any(k not in SUSPECTS for k in self.suspect_names):
-            raise ConfigError(f"config key 'suspect_names' must map suspect ids to names, got {self.suspect_names!r}")
+        if (
+            not isinstance(self.suspect_names, dict)
+            or any(k not in SUSPECTS for k in self.suspect_names)
+            or any(not isinstance(v, str) or not v for v in self.suspect_names.values())
+        ):
+            raise ConfigError(
+                f"config key 'suspect_names' must map suspect ids to non-empty names (strings), got {self.suspect_names!r}"
+            )
 
     # ---------------------------------------------------------------- helpers
     def display(self, card: str) -> str:
@@ -150,9 +173,10 @@ def _check_choice(key: str, value: Any, allowed: tuple[str, ...]) -> None:
         raise ConfigError(f"config key {key!r} must be one of {list(allowed)}, got {value!r}")
 
 
-def _check_int(key: str, value: Any, lo: int, hi: int) -> None:
+def _check_int(key: str, value: Any, lo: int, hi: int, why: str = "") -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ConfigError(f"config key {key!r} must be an integer in {lo}..{hi}, got {value!r}")
+        reason = f" ({why})" if why else ""
+        raise ConfigError(f"config key {key!r} must be an integer in {lo}..{hi}{reason}, got {value!r}")
 
 
 def _check_keys(d: dict[str, Any]) -> None:
