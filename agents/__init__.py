@@ -92,8 +92,9 @@ def make_agent(spec: str, *, seat: int, num_players: int, rules: str | RulesConf
         kwargs.update(params)
     try:
         agent = factory(**kwargs)
-    except TypeError as e:
-        raise ValueError(f"bad parameters for agent {name!r} in spec {spec!r}: {e}") from None
+    except (TypeError, ValueError) as e:
+        given = ", ".join(f"{k}={v!r}" for k, v in (params.items() if isinstance(params, dict) else []))
+        raise ValueError(f"bad parameters for agent {name!r} in spec {spec!r} ({given or 'none'}): {e}") from None
     agent.spec = spec
     return agent
 

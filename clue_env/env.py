@@ -214,6 +214,17 @@ class raw_env(AECEnv):
             if bad:
                 raise ValueError(f"reset option 'hands' names unknown agent(s) {bad}; agents: {self.possible_agents}")
             hands = {self._seat[a]: cards for a, cards in hands.items()}
+        for key in ("tokens", "weapons", "board_cards"):
+            v = options.get(key)
+            if v is not None and not isinstance(v, dict):
+                what = "suspect ids to a room, 'R,C' or None" if key == "tokens" else "ids to room ids"
+                raise ValueError(f"reset option {key!r} must be a dict mapping {what}, got {v!r}")
+        env_opt = options.get("envelope")
+        if env_opt is not None and (
+            isinstance(env_opt, (str, bytes)) or not isinstance(env_opt, (list, tuple)) or len(env_opt) != 3
+            or not all(isinstance(x, str) for x in env_opt)
+        ):  # fmt: skip
+            raise ValueError(f"reset option 'envelope' must be [suspect, weapon, room] (three card ids), got {env_opt!r}")
         tokens: dict[int, int] = {}
         for name, where in (options.get("tokens") or {}).items():
             sus = _card_of_kind(name, "suspect", "tokens")

@@ -347,3 +347,25 @@ def test_bad_seeds_are_refused_naming_the_seed(seed):
     e = clue_env.raw_env(num_players=3)
     with pytest.raises(ValueError, match="seed"):
         e.reset(seed=seed)
+
+
+def test_raw_python_errors_now_name_the_problem(tmp_path):
+    """Issue 9 item 8: each of these used to raise a bare TypeError/IsADirectoryError/...; now a
+    ValueError subclass that names the key or the input."""
+    from agents import make_agent
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_bytes(b"\xff\xfe\x00bad")
+    with pytest.raises(ConfigError, match="directory"):
+        clue_env.raw_env(rules=str(tmp_path))
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        clue_env.raw_env(rules=str(bad))
+    e = clue_env.raw_env(num_players=3)
+    with pytest.raises(ValueError, match="R,C"):
+        e.text_to_action("move " + "9" * 5000 + ",1")
+    for opts, match in [({"envelope": 5}, "envelope"), ({"envelope": [["plum"], "rope", "hall"]}, "envelope"),
+                        ({"tokens": ["scarlet"]}, "tokens"), ({"weapons": ["rope"]}, "weapons")]:  # fmt: skip
+        with pytest.raises(ValueError, match=match):
+            e.reset(seed=0, options=opts)
+    with pytest.raises(ValueError, match="threshold"):
+        make_agent("deduction:threshold=abc", seat=0, num_players=3)

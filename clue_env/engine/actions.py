@@ -101,8 +101,8 @@ def parse_action(text: str, board: Board) -> Action:
     if verb == "move":
         spec = "".join(args)
         parts = spec.split(",")
-        if len(parts) != 2 or not all(p.strip().lstrip("-").isdigit() for p in parts):
-            raise _bad(text, "a square is written R,C (row,col)")
+        if len(parts) != 2 or not all(p.strip().lstrip("-").isdigit() and len(p.strip()) <= 6 for p in parts):
+            raise _bad(text, "a square is written R,C (row,col), with a row and a column of the board")
         r, c = int(parts[0]), int(parts[1])
         node = board.rc_node.get((r, c))
         if node is None:

@@ -209,6 +209,8 @@ def load_rules(rules: str | RulesConfig | dict[str, Any] = "classic", **override
     elif isinstance(rules, str):
         if rules in PRESETS:
             path = preset_path(rules)
+        elif os.path.isdir(rules):
+            raise ConfigError(f"rules {rules!r} is a directory; give a preset ({', '.join(PRESETS)}) or a YAML file")
         elif os.path.exists(rules):
             path = rules
         else:
@@ -218,6 +220,10 @@ def load_rules(rules: str | RulesConfig | dict[str, Any] = "classic", **override
                 data = yaml.safe_load(f)
         except yaml.YAMLError as e:
             raise ConfigError(f"rules file {path} is not valid YAML: {e}") from e
+        except UnicodeDecodeError as e:
+            raise ConfigError(f"rules file {path} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+        except OSError as e:
+            raise ConfigError(f"rules file {path} cannot be read: {e.strerror}") from None
         cfg = from_dict(data or {})
     else:
         raise ConfigError(f"rules must be a preset name, a YAML path, a mapping or a RulesConfig, got {rules!r}")
