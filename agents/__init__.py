@@ -93,6 +93,8 @@ def make_agent(spec: str, *, seat: int, num_players: int, rules: str | RulesConf
     try:
         agent = factory(**kwargs)
     except (TypeError, ValueError) as e:
+        if type(e) not in (TypeError, ValueError):
+            raise  # a specific error (e.g. CheckpointError) already names the problem
         given = ", ".join(f"{k}={v!r}" for k, v in (params.items() if isinstance(params, dict) else []))
         raise ValueError(f"bad parameters for agent {name!r} in spec {spec!r} ({given or 'none'}): {e}") from None
     agent.spec = spec
