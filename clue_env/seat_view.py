@@ -349,7 +349,7 @@ class SeatInfos(dict):
     def __getitem__(self, agent: str) -> dict[str, Any]:
         if not dict.__contains__(self, agent):
             raise KeyError(agent)
-        return self._build(agent)
+        return dict(self._build(agent))  # a fresh dict: what one caller writes, no other sees
 
     def get(self, agent: str, default: Any = None) -> Any:
         return self[agent] if dict.__contains__(self, agent) else default

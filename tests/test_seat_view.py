@@ -153,3 +153,44 @@ def test_seat_view_is_frozen_and_reaches_nothing_mutable_or_hidden(n, rules):
     legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
     e.step(int(legal[0]))
     assert json.dumps(v.to_json(), sort_keys=True) == before  # a snapshot: the game moving on does not change it
+
+
+@pytest.mark.parametrize(("n", "rules"), [(4, "classic"), (2, "edition2023")])
+def test_R31_nothing_an_agent_receives_leads_back_to_the_game(n, rules):
+    """Walk everything reachable from env.last() (observation and info) through the wrapped env:
+    no live game object, no env-owned container, no unredacted event; and changing what was
+    received changes nothing in the env (issue 9, item 1)."""
+    env = clue_env.env(num_players=n, rules=rules)
+    env.reset(seed=4)
+    raw = env.unwrapped
+    rng = np.random.default_rng(1)
+    owned = {id(x) for x in (raw.game, raw.game.log, raw.infos, raw._histories, raw.encoder, raw.encoder.buf)}
+    for _ in range(150):
+        agent = env.agent_selection
+        obs, _r, term, trunc, info = env.last()
+        if term or trunc:
+            break
+        seat = raw.possible_agents.index(agent)
+        for path, obj in _walk({"obs": obs, "info": info}, path="last()"):
+            assert id(obj) not in owned, f"{path} is the env's own object"
+            assert not isinstance(obj, (Game, clue_env.raw_env)), path
+            if isinstance(obj, Event):
+                assert obj == obj.redacted(seat), f"{path}: {obj} is not redacted for {agent}"
+        before = json.dumps(raw.public_state(), sort_keys=True)
+        nxt = raw.observe(agent)["observation"].copy()
+        obs["observation"][:] = 0  # an agent scribbling on what it got
+        info["seat_view"] = None
+        info["junk"] = 1
+        assert json.dumps(raw.public_state(), sort_keys=True) == before
+        assert np.array_equal(raw.observe(agent)["observation"], nxt)
+        legal = np.flatnonzero(raw.observe(agent)["action_mask"])
+        env.step(int(rng.choice(legal[legal < raw.codec.ACCUSE])))
+
+
+def test_each_read_of_info_is_a_fresh_dict():
+    e = clue_env.raw_env(num_players=3)
+    e.reset(seed=0)
+    a = e.infos["player_0"]
+    a["junk"] = 1
+    b = e.infos["player_0"]
+    assert "junk" not in b and b["seat_view"] is a["seat_view"]  # the frozen view itself is shared
