@@ -21,13 +21,49 @@ DEFAULT_SEATS = "ppo,deduction,notebook,random"
 DEFAULT_GAMES = 400
 
 
-def write_json_atomic(path: str, data: object) -> None:
+def check_output(path: str, what: str) -> str | None:
+    """Why ``path`` cannot be written (checked before any game is played), or ``None``."""
+    if os.path.isdir(path):
+        return f"{what} {path!r} is a directory; give a file name"
+    if os.path.exists(path):
+        if not os.access(path, os.W_OK):
+            return f"{what} {path!r} is not writable"
+        return None
+    d = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(d):  # it will be created: the nearest existing parent must be writable
+        d = os.path.dirname(d)
+    if not os.path.isdir(d) or not os.access(d, os.W_OK | os.X_OK):
+        return f"{what} {path!r}: cannot create it in {d!r} (not a writable directory)"
+    return None
+
+
+def write_output(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path``: atomically (temp file + rename, the umask's mode) for a regular
+    file or a new one; straight through for anything else (``/dev/stdout``, a pipe, a symlink's
+    target), so that those work and a write error is reported."""
+    if os.path.exists(path) and (os.path.islink(path) or not os.path.isfile(path)):
+        with open(path, "wb") as f:
+            f.write(data)
+            f.flush()
+        return
     d = os.path.dirname(os.path.abspath(path))
     os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=d, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=2)
-    os.replace(tmp, path)
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".evaluate.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_json_atomic(path: str, data: object) -> None:
+    write_output(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,6 +88,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--games must be at least 1")
     if args.workers is not None and args.workers < 1:
         ap.error("--workers must be at least 1 (default: one per core, at most 2)")
+    for path, what in ((args.json, "--json"), (args.chart, "--chart")):
+        problem = check_output(path, what) if path else None
+        if problem:
+            ap.error(problem)
     try:
         summary = run_tournament(
             specs,
@@ -65,13 +105,26 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"evaluate.py: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as e:
+        done = getattr(e, "games_done", None)
+        print(f"\nevaluate.py: interrupted{f' after {done} finished games' if done is not None else ''}; nothing written",
+              file=sys.stderr)  # fmt: skip
+        return 130
     print(format_table(summary))
-    if args.json:
-        write_json_atomic(args.json, summary)
-        print(f"wrote {args.json}")
-    if args.chart:
-        plot(summary, args.chart)
-        print(f"wrote {args.chart}")
+    try:
+        if args.json:
+            write_json_atomic(args.json, summary)
+            print(f"wrote {args.json}")
+    except OSError as e:
+        print(f"evaluate.py: error: cannot write --json {args.json!r}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    try:
+        if args.chart:
+            plot(summary, args.chart)
+            print(f"wrote {args.chart}")
+    except OSError as e:
+        print(f"evaluate.py: error: cannot write --chart {args.chart!r}: {e.strerror or e}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 import os
 import secrets
-from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, as_completed, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,6 +88,33 @@ def agent_seed_for(agent_seed: int | None, index: int, seat: int) -> int:
     return int(np.random.SeedSequence(entropy, spawn_key=(index, seat)).generate_state(1)[0])
 
 
+def _run_pool(jobs: Iterator[tuple[Any, ...]], workers: int, results: list[GameResult], bar: Any) -> None:
+    """Run ``jobs`` on ``workers`` processes, at most ``2 * workers`` in flight; on Ctrl-C cancel
+    what has not started and stop the workers at once."""
+    pool = ProcessPoolExecutor(max_workers=workers)
+    pending: set[Future[list[GameResult]]] = set()
+    try:
+        for job in jobs:
+            pending.add(pool.submit(_chunk, job))
+            if len(pending) >= 2 * workers:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in done:
+                    res = f.result()
+                    results += res
+                    bar.update(len(res))
+        for f in as_completed(pending):
+            res = f.result()
+            results += res
+            bar.update(len(res))
+        pool.shutdown(wait=True)
+    except BaseException:
+        procs = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in procs:
+            proc.terminate()
+        raise
+
+
 def _chunk(args: tuple[list[str], Any, int, list[int], int]) -> list[GameResult]:
     specs, rules, seed, indices, agent_seed = args
     return [play_game(specs, rules, seed, i, agent_seed) for i in indices]
@@ -143,19 +170,24 @@ def run_tournament(
     chunk = max(1, min(25, games // (workers * 8) or 1))
     if agent_seed is None:
         agent_seed = secrets.randbits(63)
-    jobs = [(specs, rules, seed, list(range(i, min(games, i + chunk))), agent_seed) for i in range(0, games, chunk)]
+    # jobs are made as they are needed (a huge --games costs no memory up front)
+    jobs = ((specs, rules, seed, list(range(i, min(games, i + chunk))), agent_seed) for i in range(0, games, chunk))
     results: list[GameResult] = []
     bar = tqdm(total=games, unit="game", disable=not progress, desc="tournament")
-    if workers == 1:
-        for job in jobs:
-            results += _chunk(job)
-            bar.update(len(job[3]))
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for res in pool.map(_chunk, jobs):
-                results += res
-                bar.update(len(res))
-    bar.close()
+    try:
+        if workers == 1:
+            for job in jobs:
+                for i in job[3]:  # one game at a time, so an interruption knows what finished
+                    results.append(play_game(specs, rules, seed, i, agent_seed))
+                    bar.update(1)
+        else:
+            _run_pool(jobs, workers, results, bar)
+    except KeyboardInterrupt as e:
+        e.games_done = len(results)  # type: ignore[attr-defined]
+        raise
+    finally:
+        bar.close()
+    results.sort(key=lambda r: r.index)
     summary = summarise(specs, results, rules)
     summary["seed"] = seed
     summary["agent_seed"] = agent_seed

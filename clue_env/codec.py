@@ -15,6 +15,7 @@ from .engine.board import Board, classic_board
 from .engine.cards import N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS
 from .engine.errors import InvalidActionTextError
 from .engine.game import Legal
+from .engine.lru import LRUCache
 from .engine.types import Card, Room, Suspect, Weapon
 
 
@@ -56,7 +57,8 @@ class ActionCodec:
         self.actions: tuple[Action, ...] = tuple(self._decode_slow(i) for i in range(self.n))
         self._index: dict[Action, int] = {a: i for i, a in enumerate(self.actions)}
         self.accuse_slice = slice(self.ACCUSE, self.ACCUSE + self.size["accuse"])
-        self._mask_cache: dict[Legal, np.ndarray] = {}
+        #: memoised masks (about 700 bytes each: 16,384 entries, ~12 MB)
+        self._mask_cache: LRUCache[Legal, np.ndarray] = LRUCache(16_384)
 
     # ---------------------------------------------------------------- named indices
     def enter(self, room: Room) -> int:
@@ -155,11 +157,9 @@ class ActionCodec:
         """Like :meth:`mask`, memoised on the legal set; the result is shared and read-only."""
         m = self._mask_cache.get(lg)
         if m is None:
-            if len(self._mask_cache) > 50_000:
-                self._mask_cache.clear()
             m = self.mask(lg)
             m.flags.writeable = False
-            self._mask_cache[lg] = m
+            self._mask_cache.put(lg, m)
         return m
 
     def layout(self) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -174,3 +175,60 @@ def test_evaluate_script_rejects_bad_counts_before_playing(flags, capsys):
     with pytest.raises(SystemExit) as e:
         evaluate.main(["--seats", "random,random,random", *flags, "--quiet"])
     assert e.value.code == 2 and flags[0] in capsys.readouterr().err
+
+
+def test_evaluate_checks_output_paths_before_playing(tmp_path, capsys):
+    import evaluate
+
+    for flag, path in (("--json", str(tmp_path)), ("--chart", str(tmp_path))):  # a directory
+        with pytest.raises(SystemExit) as e:
+            evaluate.main(["--seats", "random,random,random", "--games", "100000", "--quiet", flag, path])
+        assert e.value.code == 2 and "directory" in capsys.readouterr().err
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    if not os.access(ro, os.W_OK):  # (root can write anyway)
+        with pytest.raises(SystemExit):
+            evaluate.main(["--seats", "random,random,random", "--quiet", "--json", str(ro / "x.json")])
+    assert not list(tmp_path.glob("*.tmp")) and not list(tmp_path.glob(".evaluate.*"))
+
+
+def test_evaluate_writes_through_special_files_and_keeps_the_umask(tmp_path, capfd):
+    import evaluate
+
+    rc = evaluate.main(["--seats", "random,random,random", "--games", "3", "--quiet", "--json", "/dev/stdout", "--chart", ""])
+    assert rc == 0 and '"games": 3' in capfd.readouterr().out
+    out = tmp_path / "r.json"
+    assert evaluate.main(["--seats", "random,random,random", "--games", "2", "--quiet", "--json", str(out), "--chart", ""]) == 0
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (out.stat().st_mode & 0o777) == 0o666 & ~umask
+    target = tmp_path / "target.json"
+    target.write_text("{}")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    assert evaluate.main(["--seats", "random,random,random", "--games", "2", "--quiet", "--json", str(link), "--chart", ""]) == 0
+    assert link.is_symlink() and '"games": 2' in target.read_text()
+    if os.path.exists("/dev/full"):
+        rc = evaluate.main(["--seats", "random,random,random", "--games", "2", "--quiet", "--json", "/dev/full", "--chart", ""])
+        assert rc == 1 and "cannot write" in capfd.readouterr().err
+
+
+def test_a_huge_tournament_is_streamed_and_ctrl_c_stops_it_cleanly(capsys, monkeypatch):
+    import evaluate
+    from agents import tournament
+
+    played = []
+    original = tournament.play_game
+
+    def interrupted(specs, rules, seed, index, agent_seed=None):
+        if len(played) == 5:
+            raise KeyboardInterrupt
+        played.append(index)
+        return original(specs, rules, seed, index, agent_seed)
+
+    monkeypatch.setattr(tournament, "play_game", interrupted)
+    rc = evaluate.main(["--seats", "random,random,random", "--games", "100000000", "--workers", "1", "--quiet",
+                        "--json", "", "--chart", ""])  # fmt: skip
+    err = capsys.readouterr().err
+    assert rc == 130 and "interrupted after 5 finished games" in err and "nothing written" in err
