@@ -29,6 +29,7 @@ Version history: v0 — first release.
 
 from __future__ import annotations
 
+import difflib
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -201,6 +202,12 @@ class raw_env(AECEnv):
         if not isinstance(options, dict):
             raise ValueError(f"reset options must be a dict, got {type(options).__name__}")
         unknown = [k for k in options if k not in RESET_OPTION_KEYS]
+        for k in unknown:  # a near miss of a known key is a typo: refuse it rather than play a random deal
+            close = difflib.get_close_matches(str(k), RESET_OPTION_KEYS, n=1, cutoff=0.75)
+            if close:
+                raise ValueError(
+                    f"unknown reset option {k!r}: did you mean {close[0]!r}? known options: {', '.join(RESET_OPTION_KEYS)}"
+                )
         if unknown:
             warnings.warn(
                 f"ignoring unknown reset option(s) {unknown}; known options: {', '.join(RESET_OPTION_KEYS)}",

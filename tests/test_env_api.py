@@ -160,8 +160,8 @@ def test_unknown_reset_option_warns_with_its_name():
     e = clue_env.raw_env(num_players=3)
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
-        e.reset(seed=0, options={"hand": {}})
-    assert any("hand" in str(x.message) for x in w)
+        e.reset(seed=0, options={"colour": {}})
+    assert any("colour" in str(x.message) for x in w)
 
 
 def test_unknown_config_key_names_the_key():
@@ -369,3 +369,17 @@ def test_raw_python_errors_now_name_the_problem(tmp_path):
             e.reset(seed=0, options=opts)
     with pytest.raises(ValueError, match="threshold"):
         make_agent("deduction:threshold=abc", seat=0, num_players=3)
+
+
+@pytest.mark.parametrize("typo", ["envelop", "hand", "token", "weapon", "board_card", "Envelope"])
+def test_a_reset_option_typo_is_refused_and_changes_nothing(typo):
+    """A near miss of a known option key would silently play a random deal: it is refused. Keys
+    unlike any option (PettingZoo's api_test sends {"options": 1}) are still only warned about."""
+    e = clue_env.raw_env(num_players=3)
+    e.reset(seed=1)
+    before = _full_snapshot(e)
+    with pytest.raises(ValueError, match="did you mean"):
+        e.reset(options={typo: ["plum", "rope", "hall"]})
+    assert _full_snapshot(e) == before
+    with pytest.warns(UserWarning, match="ignoring unknown reset option"):
+        e.reset(seed=0, options={"options": 1})
