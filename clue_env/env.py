@@ -42,7 +42,7 @@ from pettingzoo.utils import wrappers
 from . import wrappers as fast_wrappers
 from .codec import ActionCodec, default_codec
 from .engine.board import OFF_BOARD, classic_board
-from .engine.cards import CARDS, N_ROOMS, ROOMS, SUSPECTS, WEAPON_BASE, WEAPONS, card_index
+from .engine.cards import CARDS, ROOMS, SUSPECTS, WEAPON_BASE, WEAPONS, card_index
 from .engine.chance import Chance, RandomChance
 from .engine.config import RulesConfig, load_rules
 from .engine.errors import ClueError, IllegalActionError
@@ -145,7 +145,11 @@ class raw_env(AECEnv):
         try:
             chance = self.chance_factory(rng) if self.chance_factory is not None else RandomChance(rng)
             game.setup(chance, envelope=envelope, hands=hands, board_cards=board_cards)
-            self._place_tokens(game, tokens)
+            if tokens:
+                try:
+                    game.place_tokens(tokens)  # the whole layout at once: a swap is valid
+                except ValueError as e:
+                    raise ValueError(f"reset option 'tokens': {e}") from None
             for w, room in weapons.items():
                 game.place_weapon(w, room)
         except Exception:
@@ -175,26 +179,6 @@ class raw_env(AECEnv):
         if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise ValueError(f"reset seed must be a non-negative integer or None, got {seed!r}")
         return np.random.default_rng(int(seed))
-
-    def _place_tokens(self, game: Game, tokens: dict[int, int]) -> None:
-        """Put the tokens of ``tokens`` where it says, all at once (a swap is a valid layout)."""
-        if not tokens:
-            return
-        final = list(game.loc)
-        for sus, node in tokens.items():
-            if node == OFF_BOARD and game.suspect_seat[sus] >= 0:
-                raise ValueError(
-                    f"reset option tokens[{SUSPECTS[sus]!r}]: {SUSPECTS[sus]} is played by "
-                    f"player_{game.suspect_seat[sus]}, so its token must be on the board (R7)"
-                )
-            final[sus] = node
-        squares = [n for n in final if n >= N_ROOMS]
-        if len(squares) != len(set(squares)):
-            clash = sorted({self.board.describe(n) for n in squares if squares.count(n) > 1})
-            raise ValueError(f"reset option 'tokens' puts two tokens on one hallway square {clash} (R18)")
-        for sus, node in tokens.items():
-            game.loc[sus] = node
-        game.place_token(next(iter(tokens)), game.loc[next(iter(tokens))])  # refresh the turn start (R21)
 
     def _parse_options(self, options: dict | None) -> tuple[Any, Any, dict[int, int], dict[int, int]]:
         if options is None:
@@ -262,16 +246,19 @@ class raw_env(AECEnv):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
         if agent == self.agent_selection and self.game.acting == seat:
-            mask = self._mask
-            if mask is None:
-                mask = self._mask = self.codec.cached_mask(self.game.legal())
-            mask = mask.copy()
+            mask = self._legal_mask().copy()
         else:
             mask = self._zero_mask.copy()
         obs = self.encoder.observe(seat)
         if self.beliefs is not None:
             obs = np.concatenate([obs, self.beliefs.features(seat, self.encoder.views[seat])])
         return {"observation": obs, "action_mask": mask}
+
+    def _legal_mask(self) -> np.ndarray:
+        """The acting seat's mask (shared, read-only; memoised until the next step)."""
+        if self._mask is None:
+            self._mask = self.codec.cached_mask(self.game.legal())
+        return self._mask
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
         """The acting agent's mask (a read-only view; zeros for anyone else)."""
@@ -358,10 +345,7 @@ class raw_env(AECEnv):
         game = self.game
         legal: tuple[int, ...] = ()
         if not game.over and game.acting == seat:
-            mask = self._mask
-            if mask is None:
-                mask = self._mask = self.codec.cached_mask(game.legal())
-            legal = tuple(np.flatnonzero(mask).tolist())
+            legal = tuple(np.flatnonzero(self._legal_mask()).tolist())
         return build_seat_view(game, seat, self._histories[seat], legal)
 
     def _info(self, agent: str) -> dict[str, Any]:

@@ -426,3 +426,13 @@ def test_nobody_wins_when_everyone_accuses_wrongly() -> None:
     assert "solution: Miss Scarlet, Rope, Ballroom" in text
     env.render_mode = "rgb_array"
     assert env.render().ndim == 3
+
+
+def test_every_event_type_has_its_own_json_and_wording():
+    """The base Event's to_json/wording only raise NotImplementedError: every type overrides both."""
+    from clue_env.engine.events import EVENT_TYPES, Event
+
+    assert len(EVENT_TYPES) == 16
+    for kind, cls in EVENT_TYPES.items():
+        assert cls.kind == kind
+        assert cls.to_json is not Event.to_json and cls.wording is not Event.wording, kind

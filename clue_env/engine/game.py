@@ -220,6 +220,26 @@ class Game:
         self.loc[suspect] = node
         self._turn_start_refresh()
 
+    def place_tokens(self, layout: dict[int, int]) -> None:
+        """Move several tokens at once (``{suspect: node}``); the final layout is what is checked,
+        so two tokens may swap squares. A played character's token stays on the board (R7) and a
+        hallway square holds one token (R18); a refused layout changes nothing."""
+        final = list(self.loc)
+        for sus, node in layout.items():
+            if node != OFF_BOARD and not 0 <= node < self.board.n_nodes:
+                raise ValueError(f"no such board node {node}")
+            if node == OFF_BOARD and self.suspect_seat[sus] >= 0:
+                raise ValueError(
+                    f"{SUSPECTS[sus]} is played by player_{self.suspect_seat[sus]}, so its token must be on the board (R7)"
+                )
+            final[sus] = node
+        squares = [n for n in final if n >= N_ROOMS]
+        if len(squares) != len(set(squares)):
+            clash = sorted({self.board.describe(n) for n in squares if squares.count(n) > 1})
+            raise ValueError(f"two tokens on one hallway square {clash} (R18)")
+        self.loc = final
+        self._turn_start_refresh()
+
     def place_weapon(self, weapon: int, room: int) -> None:
         if not 0 <= room < N_ROOMS:
             raise ValueError(f"weapons stand in rooms; {room} is not a room")
