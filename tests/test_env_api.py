@@ -156,12 +156,23 @@ def test_fixed_deal_in_reset_options():
     assert [CARDS[c] for c in e.game.hands[1]] == sorted(rest[6:12], key=CARDS.index)
 
 
-def test_unknown_reset_option_warns_with_its_name():
+@pytest.mark.parametrize("key", ["colour", 5, "seed", "deal"])
+def test_unknown_reset_option_is_refused_with_its_name_and_changes_nothing(key):
     e = clue_env.raw_env(num_players=3)
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter("always")
-        e.reset(seed=0, options={"colour": {}})
-    assert any("colour" in str(x.message) for x in w)
+    e.reset(seed=1)
+    before = _full_snapshot(e)
+    with pytest.raises(ValueError, match=f"unknown reset option {key!r}.*known options: envelope, hands"):
+        e.reset(options={key: {}})
+    assert _full_snapshot(e) == before
+
+
+def test_pettingzoo_api_probe_option_is_the_one_ignored_key():
+    """api_test/parallel_test call reset(seed=0, options={"options": 1}); that reserved key is ignored,
+    the game is the same as reset(seed=0)."""
+    a, b = clue_env.raw_env(num_players=3), clue_env.raw_env(num_players=3)
+    a.reset(seed=0, options={"options": 1})
+    b.reset(seed=0)
+    assert _full_snapshot(a) == _full_snapshot(b)
 
 
 def test_unknown_config_key_names_the_key():
@@ -372,14 +383,11 @@ def test_raw_python_errors_now_name_the_problem(tmp_path):
 
 
 @pytest.mark.parametrize("typo", ["envelop", "hand", "token", "weapon", "board_card", "Envelope"])
-def test_a_reset_option_typo_is_refused_and_changes_nothing(typo):
-    """A near miss of a known option key would silently play a random deal: it is refused. Keys
-    unlike any option (PettingZoo's api_test sends {"options": 1}) are still only warned about."""
+def test_a_reset_option_typo_is_refused_with_did_you_mean_and_changes_nothing(typo):
+    """A near miss of a known option key would silently play a random deal: it is refused."""
     e = clue_env.raw_env(num_players=3)
     e.reset(seed=1)
     before = _full_snapshot(e)
     with pytest.raises(ValueError, match="did you mean"):
         e.reset(options={typo: ["plum", "rope", "hall"]})
     assert _full_snapshot(e) == before
-    with pytest.warns(UserWarning, match="ignoring unknown reset option"):
-        e.reset(seed=0, options={"options": 1})

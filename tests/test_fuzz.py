@@ -71,7 +71,7 @@ hands = st.fixed_dictionaries(
     {f"player_{i}": st.lists(card_ids, max_size=7) for i in range(3)}, optional={"player_9": st.lists(card_ids, max_size=2)}
 )
 reset_options = st.dictionaries(
-    st.sampled_from(["envelope", "hands", "board_cards", "tokens", "weapons", "envelop"]),
+    st.sampled_from(["envelope", "hands", "board_cards", "tokens", "weapons", "envelop", "options", "colour"]),
     st.one_of(
         values,
         st.lists(card_ids, min_size=3, max_size=3),
@@ -91,7 +91,7 @@ def test_fuzz_reset_options_accepted_consistently_or_refused_without_change(opti
     before = _snapshot(e)
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # an unknown option key is warned about
+            warnings.simplefilter("error")  # nothing is only warned about: accepted or refused
             e.reset(seed=seed, options=options)
     except ValueError as err:
         assert str(err)  # names the problem
