@@ -101,4 +101,9 @@ def make_agent(spec: str, *, seat: int, num_players: int, rules: str | RulesConf
     return agent
 
 
-__all__ = ["Agent", "SpecFactory", "make_agent", "parse_spec", "register_agent"]
+def play_factory(spec: str, seat: int, num_players: int, rules: str | RulesConfig, seed: int | None) -> Agent:
+    """The agent factory a :class:`clue_env.play.GameSession` is given (``play.py``, the web server)."""
+    return make_agent(spec, seat=seat, num_players=num_players, rules=rules, seed=seed)
+
+
+__all__ = ["Agent", "SpecFactory", "make_agent", "parse_spec", "play_factory", "register_agent"]

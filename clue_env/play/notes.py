@@ -1,0 +1,148 @@
+"""A seat's detective notebook (R3), filled in from its seat view alone (R31).
+
+``facts`` lists, for every card, what the seat has proved about where it is: its own cards,
+cards shown to it (R27), cards revealed to everyone (R25), face-down cards it looked at (R30),
+and what follows from those and from every pass and refutation it witnessed (the propagation of
+:class:`~clue_env.engine.knowledge.Knowledge`, the same the ``deduction`` agent uses).
+``deduce`` adds the probability that each card is in the envelope, under a uniform prior over
+the deals consistent with what the seat saw: a hint, exact when the deals can be counted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..engine.cards import CARDS, KIND_OF_CARD, N_CARDS
+from ..engine.events import player
+from ..engine.knowledge import Contradiction
+from ..engine.witness import Witness
+from ..seat_view import SeatView
+
+MODES = ("off", "facts", "deduce")
+KIND_NAMES = ("suspects", "weapons", "rooms")
+#: work budget of the exact count behind ``deduce`` (else estimated from samples)
+DEDUCE_BUDGET = 60_000
+DEDUCE_SAMPLES = 300
+
+
+@dataclass(frozen=True)
+class NoteRow:
+    """One card's line: where the seat knows it is (``where``: ``player_k``, ``envelope``,
+    ``board``, ``nobody`` or ``None`` for not known), why (``how``), and, with ``deduce``, the
+    probability that it is in the envelope."""
+
+    card: str
+    kind: str
+    where: str | None
+    how: str
+    envelope_p: float | None = None
+
+
+@dataclass(frozen=True)
+class Notebook:
+    seat: int
+    mode: str
+    #: number of the seat's events it was built from
+    version: int
+    rows: tuple[NoteRow, ...]
+    #: per kind, the cards that may still be in the envelope
+    candidates: tuple[tuple[str, ...], ...]
+    #: the envelope, once the seat has proved it
+    solved: tuple[str, str, str] | None
+    #: with ``deduce``: whether the probabilities were counted exactly (else estimated)
+    exact: bool | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "mode": self.mode,
+            "rows": [
+                {"card": r.card, "kind": r.kind, "where": r.where, "how": r.how, "envelope_p": r.envelope_p} for r in self.rows
+            ],
+            "candidates": {KIND_NAMES[k]: list(c) for k, c in enumerate(self.candidates)},
+            "solved": list(self.solved) if self.solved else None,
+            "exact": self.exact,
+        }
+
+    def text(self, display: dict[str, str] | None = None) -> str:
+        """The notebook as a table, one line per card."""
+        names = display or {}
+
+        def name(c: str) -> str:
+            return names.get(c, c)
+
+        out: list[str] = []
+        for k, title in enumerate(KIND_NAMES):
+            out.append(f"{title}:")
+            for r in self.rows:
+                if r.kind != title:
+                    continue
+                mark = "X" if r.where not in (None, "envelope") else ("!" if r.where == "envelope" else " ")
+                p = f"{100 * r.envelope_p:5.1f}%  " if r.envelope_p is not None else ""
+                out.append(f"  [{mark}] {name(r.card):<18} {p}{r.how}")
+            del k
+        if self.solved:
+            out.append("solved: " + ", ".join(name(c) for c in self.solved))
+        elif self.exact is not None:
+            out.append("(probabilities " + ("counted exactly)" if self.exact else "estimated from sampled deals)"))
+        return "\n".join(out)
+
+
+def notebook(view: SeatView, mode: str = "facts") -> Notebook:
+    """The notebook of ``view``'s seat (``mode``: ``facts`` or ``deduce``)."""
+    if mode not in MODES:
+        raise ValueError(f"notes mode must be one of {', '.join(MODES)}, got {mode!r}")
+    seat = view.seat
+    w = Witness(seat, list(view.hand), list(view.hand_sizes))
+    k = w.knowledge
+    try:
+        w.feed(view.events)
+        k.propagate()
+        consistent = True
+    except Contradiction:  # cannot happen with a correct engine; show what is certain anyway
+        consistent = False
+    shown = {c: s for c, s in view.shown_to_me}
+    revealed = {c: h for c, h in view.revealed}
+    peeked = {c for _r, c in view.peeked}
+    hand = set(view.hand)
+    probs: np.ndarray | None = None
+    exact: bool | None = None
+    if mode == "deduce" and consistent:
+        post = k.posterior(np.random.default_rng(len(view.events)), budget=DEDUCE_BUDGET, samples=DEDUCE_SAMPLES)
+        probs = post.marginals[:, k.ENV]
+        exact = post.exact
+    rows: list[NoteRow] = []
+    for c in range(N_CARDS):
+        loc = k.location(c) if consistent else None
+        where: str | None
+        if c in hand:
+            where, how = player(seat), "in my hand"
+        elif c in shown:
+            where, how = player(shown[c]), f"shown to me by {player(shown[c])}"
+        elif c in revealed:
+            h = revealed[c]
+            where, how = (player(h), "revealed to all") if h >= 0 else ("nobody", "revealed: nobody holds it")
+        elif c in peeked:
+            where, how = "board", "face down on the board (I looked)"
+        elif loc is None:
+            where, how = None, ""
+        elif loc == k.ENV:
+            where, how = "envelope", "deduced: in the envelope"
+        elif loc >= view.num_players:
+            where, how = "board", "deduced: face down on the board"
+        else:
+            where, how = player(loc), f"deduced: {player(loc)} holds it"
+        p = None
+        if probs is not None:
+            p = 0.0 if where not in (None, "envelope") else float(round(probs[c], 4))
+        rows.append(NoteRow(CARDS[c], KIND_NAMES[KIND_OF_CARD[c]], where, how, p))
+    cand = k.envelope_candidates() if consistent else [[], [], []]
+    candidates = tuple(tuple(CARDS[c] for c in kind) for kind in cand)
+    solved = None
+    if all(len(x) == 1 for x in candidates):
+        solved = (candidates[0][0], candidates[1][0], candidates[2][0])
+    return Notebook(seat, mode, len(view.events), tuple(rows), candidates, solved, exact)
+
+
+__all__ = ["KIND_NAMES", "MODES", "NoteRow", "Notebook", "notebook"]
