@@ -1,0 +1,423 @@
+"""``python play.py --web``: the game in a browser, over the JSON API of SPEC "Scripts".
+
+The server holds all hidden state; the browser is untrusted. Every response to a seat is built
+from that seat's :class:`~clue_env.seat_view.SeatView` and the public record only (R31); the
+envelope and the hands appear once the game is over. Game ids and seat tokens are unguessable
+(``secrets``), tokens travel in the ``Authorization: Bearer`` header (never in a URL the server
+sees: invite links carry them after ``#``) and are compared in constant time. Every action is
+checked against the seat's legal set, its turn and the view version it was made from. Bodies
+are limited to 4 KiB, games in memory are capped and forgotten when idle, the server binds to
+127.0.0.1 by default, sends no CORS headers, refuses requests whose ``Origin`` is another site
+and (bound to loopback) whose ``Host`` is not a loopback name. Errors are ``{"error": "..."}``
+with a 4xx status; a refused request changes nothing.
+
+Endpoints (SPEC): ``POST /api/games``, ``GET /api/games/{id}``, ``POST /api/games/{id}/actions``;
+also ``GET /api/meta`` (what the new-game form offers), ``GET /api/board`` (the board as data),
+and the page itself (``/``, ``/static/...``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import Awaitable, Callable, Sequence
+from importlib import resources
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ...engine.cards import CARDS, ROOMS, SUSPECTS, WEAPONS
+from ...engine.config import load_rules
+from ..session import (
+    HUMAN,
+    AgentFactory,
+    BadActionText,
+    GameOverError,
+    IllegalAction,
+    NotYourTurn,
+    SessionError,
+    StaleVersion,
+)
+from .store import DEFAULT_ALLOWED_SPECS, PLAYERS, RULESETS, GameStore, StoreFull, WebGame
+
+#: the largest request body accepted (SPEC: 413 above 4 KiB)
+MAX_BODY = 4096
+#: the largest Authorization header accepted
+MAX_TOKEN = 256
+STATIC = resources.files("clue_env.play.web").joinpath("static")
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "testserver")
+log = logging.getLogger("clue_env.play.web")
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers={"Cache-Control": "no-store"})
+
+
+async def _read_json(request: Request) -> dict[str, Any]:
+    """The body as a JSON object: 413 over :data:`MAX_BODY` bytes, 400 when malformed."""
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not length.isdigit():
+            raise ApiError(400, "bad Content-Length header")
+        if int(length) > MAX_BODY:
+            raise ApiError(413, f"request body over {MAX_BODY} bytes")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise ApiError(413, f"request body over {MAX_BODY} bytes")
+    if not body:
+        return {}
+    try:
+        data = json.loads(body.decode("utf-8"), parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError) as e:
+        raise ApiError(400, f"the body is not valid JSON: {e}") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, f"the body must be a JSON object, got {type(data).__name__}")
+    return data
+
+
+def _hostname(host_header: str) -> str:
+    try:
+        return urlsplit("//" + host_header).hostname or ""
+    except ValueError:
+        return ""
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _bearer(request: Request) -> str:
+    header = request.headers.get("authorization")
+    if not header:
+        raise ApiError(401, "no token: send the seat's token as 'Authorization: Bearer TOKEN'")
+    if len(header) > MAX_TOKEN:
+        raise ApiError(401, "the Authorization header is too long to hold a seat token")
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token:
+        raise ApiError(401, "the Authorization header must be 'Bearer TOKEN'")
+    return token
+
+
+def board_data() -> dict[str, Any]:
+    """The board as the page draws it: the grid, rooms, doors, start squares and passages."""
+    raw = json.loads(resources.files("clue_env.data").joinpath("classic_board.json").read_text("utf-8"))
+    by_name = {r["name"]: ROOMS[i] for i, r in enumerate(raw["rooms"])}
+    suspect_by_name = {n: SUSPECTS[i] for i, n in enumerate(raw["turn_order"])}
+    return {
+        "rows": raw["size"]["rows"],
+        "cols": raw["size"]["cols"],
+        "grid": raw["grid"],
+        "rooms": [
+            {
+                "id": by_name[r["name"]],
+                "letter": r["letter"],
+                "door_letter": r["door_letter"],
+                "rows": r["rows"],
+                "cols": r["cols"],
+            }
+            for r in raw["rooms"]
+        ],
+        "center": raw["center"],
+        "doors": [
+            {"room": by_name[d["room"]], "hallway": d["hallway_square"], "room_square": d["room_square"], "side": d["door_on_side"]}
+            for d in raw["doors"]
+        ],
+        "starts": {suspect_by_name[n]: rc for n, rc in raw["start_squares"].items()},
+        "passages": [[by_name[a], by_name[b]] for a, b in raw["secret_passages"]],
+    }
+
+
+def seat_response(game: WebGame, seat: int, log_from: int = 0) -> dict[str, Any]:
+    """What seat ``seat`` may see of ``game`` (R31): built from its seat view and the public record."""
+    session = game.session
+    view = session.view(seat)
+    j = view.to_json()
+    over = session.over
+    words = session.log_words(seat)
+    log_from = min(max(log_from, 0), len(words))
+    cfg = session.game.cfg
+    out: dict[str, Any] = {
+        "game": game.id,
+        "seat": j["seat"],
+        "version": session.version,
+        "acting": None if over else j["acting"],
+        "current": j["current"],
+        "phase": j["phase"],
+        "turn": j["turn"],
+        "max_turns": j["max_turns"],
+        "my_turn": view.must_act,
+        "waiting_for": None if over or view.must_act else j["acting"],
+        "agent_to_act": session.agent_to_act,
+        "legal": list(view.legal_text),
+        "legal_groups": {k: list(v) for k, v in session.legal_groups(seat).items()},
+        "hand": j["hand"],
+        "public": session.public_state(),
+        "over": over,
+        "rules": j["rules"],
+        "num_players": j["num_players"],
+        "seats": [
+            {
+                "seat": session.agent_name(i),
+                "character": SUSPECTS[session.game.seat_suspect[i]],
+                "name": cfg.display(SUSPECTS[session.game.seat_suspect[i]]),
+                "player": "human" if session.specs[i] == HUMAN else session.specs[i],
+                "you": i == seat,
+            }
+            for i in range(session.num_players)
+        ],
+        "names": {c: cfg.display(c) for c in CARDS},
+        "dice": j["dice"],
+        "roll": j["roll"],
+        "pending_suggestion": j["pending_suggestion"],
+        "shown_to_me": j["shown_to_me"],
+        "shown_by_me": j["shown_by_me"],
+        "revealed": j["revealed"],
+        "peeked": j["peeked"],
+        "refute_hint": session.refute_hint(seat),
+        "log_start": log_from,
+        "log": words[log_from:],
+        "log_length": len(words),
+        "notes": session.notes(seat, "facts").to_json(),
+    }
+    if over:
+        result = session.result()
+        out["envelope"] = result["envelope"]
+        out["winner"] = result["winner"]
+        out["result"] = result
+    return out
+
+
+def create_app(
+    agent_factory: AgentFactory | None,
+    *,
+    max_games: int = 64,
+    idle_timeout: float = 2 * 3600.0,
+    agent_delay: float = 0.3,
+    allowed_specs: Sequence[str] = DEFAULT_ALLOWED_SPECS,
+    default_opponent: str = "ppo",
+    bind_host: str = "127.0.0.1",
+    store: GameStore | None = None,
+) -> FastAPI:
+    """The FastAPI app; ``agent_factory`` builds the agents (``agents.play_factory``)."""
+    store = store or GameStore(
+        agent_factory, max_games=max_games, idle_timeout=idle_timeout, agent_delay=agent_delay, allowed_specs=allowed_specs
+    )
+    app = FastAPI(title="clue_env", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.store = store
+    loopback = bind_host in ("127.0.0.1", "localhost", "::1")
+    board = board_data()
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        host = _hostname(request.headers.get("host") or "")
+        if loopback and host not in LOOPBACK_NAMES:
+            return _error(400, f"unexpected Host {host!r}: this server answers on 127.0.0.1 / localhost only")
+        origin = request.headers.get("origin")
+        if origin is not None and request.method not in ("GET", "HEAD"):
+            o = urlsplit(origin)
+            if o.netloc != (request.headers.get("host") or ""):
+                return _error(403, f"requests from origin {origin!r} are not allowed")
+        try:
+            response = await call_next(request)
+        except ApiError as e:
+            response = _error(e.status, e.message)
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["X-Frame-Options"] = "DENY"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        response.headers["Content-Security-Policy"] = (
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
+        )
+        if request.url.path.startswith("/api/"):
+            response.headers["Cache-Control"] = "no-store"
+        return response
+
+    @app.exception_handler(ApiError)
+    async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
+        return _error(exc.status, exc.message)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return _error(exc.status_code, str(exc.detail))
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        return _error(400, "malformed request")
+
+    @app.exception_handler(Exception)
+    async def internal_error(_request: Request, exc: Exception) -> JSONResponse:
+        log.exception("internal error")
+        return _error(500, "internal error; the game was not changed by this request")
+
+    def find(game_id: str, request: Request) -> tuple[WebGame, int]:
+        token = _bearer(request)
+        game = store.get(game_id)
+        if game is None:
+            raise ApiError(404, "no such game (it may have ended long ago and been forgotten)")
+        seat = game.seat_for(token)
+        if seat is None:
+            raise ApiError(403, "this token is not a seat of this game")
+        return game, seat
+
+    def log_from(request: Request) -> int:
+        raw = request.query_params.get("log_from", "0")
+        if not raw.isdigit() or len(raw) > 9:
+            raise ApiError(400, f"log_from must be a non-negative integer, got {raw[:40]!r}")
+        return int(raw)
+
+    @app.get("/api/meta")
+    async def meta() -> dict[str, Any]:
+        return {
+            "agents": [s for s in store.allowed_specs if s != HUMAN],
+            "rules": list(RULESETS),
+            "players": {r: list(PLAYERS[r]) for r in RULESETS},
+            "default_opponent": default_opponent,
+            "suspects": list(SUSPECTS),
+            "weapons": list(WEAPONS),
+            "rooms": list(ROOMS),
+            "names": {r: {c: load_rules(r).display(c) for c in CARDS} for r in RULESETS},
+        }
+
+    @app.get("/api/board")
+    async def get_board() -> dict[str, Any]:
+        return board
+
+    @app.post("/api/games", status_code=201)
+    async def new_game(request: Request) -> JSONResponse:
+        body = await _read_json(request)
+        unknown = sorted(set(body) - {"seats", "rules", "seed", "players"})
+        if unknown:
+            raise ApiError(400, f"unknown field(s) {unknown}; fields: seats, rules, seed, players")
+        rules = body.get("rules", "classic")
+        if rules not in RULESETS:
+            raise ApiError(400, f"rules must be one of {', '.join(RULESETS)}, got {str(rules)[:40]!r}")
+        lo, hi = PLAYERS[rules]
+        players = body.get("players")
+        if players is not None and (isinstance(players, bool) or not isinstance(players, int) or not lo <= players <= hi):
+            raise ApiError(400, f"players must be an integer from {lo} to {hi} under {rules} rules, got {str(players)[:40]!r}")
+        seats = body.get("seats")
+        if seats is None:
+            n = players or 4
+            opponent = default_opponent if n > 2 else "deduction"
+            seats = [HUMAN] + [opponent] * (n - 1)
+        if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
+            raise ApiError(400, "seats must be a list of agent specs, such as [\"human\", \"ppo\", \"deduction\"]")
+        if players is not None and len(seats) != players:
+            raise ApiError(400, f"seats lists {len(seats)} seats but players is {players}")
+        if not lo <= len(seats) <= hi:
+            raise ApiError(400, f"{rules} rules take {lo} to {hi} players, got {len(seats)} seats")
+        bad = [s for s in seats if s not in store.allowed_specs]
+        if bad:
+            raise ApiError(400, f"seat spec {bad[0][:40]!r} is not offered; choose from {', '.join(store.allowed_specs)}")
+        if HUMAN not in seats:
+            raise ApiError(400, "a game needs at least one 'human' seat")
+        seed = body.get("seed")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
+            raise ApiError(400, f"seed must be a non-negative integer below 2**63 or null, got {str(seed)[:40]!r}")
+        try:
+            game = await run_in_threadpool(store.create, seats, rules, seed)
+        except StoreFull as e:
+            raise ApiError(503, str(e)) from None
+        except SessionError as e:
+            raise ApiError(400, str(e)) from None
+
+        def first_moves() -> None:
+            with game.lock:
+                store.tick(game)
+
+        await run_in_threadpool(first_moves)
+        tokens = {game.session.agent_name(s): t for s, t in game.tokens.items()}
+        return JSONResponse(
+            {
+                "game": game.id,
+                "tokens": tokens,
+                "links": {seat: f"/#game={game.id}&token={tok}" for seat, tok in tokens.items()},
+            },
+            status_code=201,
+        )
+
+    @app.get("/api/games/{game_id}")
+    async def get_game(game_id: str, request: Request) -> dict[str, Any]:
+        game, seat = find(game_id, request)
+        start = log_from(request)
+
+        def work() -> dict[str, Any]:
+            with game.lock:
+                store.tick(game)
+                return seat_response(game, seat, start)
+
+        return await run_in_threadpool(work)
+
+    @app.post("/api/games/{game_id}/actions")
+    async def post_action(game_id: str, request: Request) -> dict[str, Any]:
+        game, seat = find(game_id, request)
+        body = await _read_json(request)
+        action = body.get("action")
+        if not isinstance(action, str) or not action.strip():
+            raise ApiError(400, "the body must hold an action's text form: {\"action\": \"roll\", \"version\": V}")
+        version = body.get("version")
+        if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
+            raise ApiError(400, f"version must be the integer of the view the action was chosen from, got {str(version)[:40]!r}")
+        start = log_from(request)
+
+        def work() -> dict[str, Any]:
+            with game.lock:
+                try:
+                    game.session.act(seat, action, version)
+                except BadActionText as e:
+                    raise ApiError(400, str(e)[:500]) from None
+                except (NotYourTurn, StaleVersion, IllegalAction, GameOverError) as e:
+                    raise ApiError(409, str(e)) from None
+                store.tick(game)
+                return seat_response(game, seat, start)
+
+        return await run_in_threadpool(work)
+
+    @app.get("/", include_in_schema=False)
+    async def index() -> FileResponse:
+        return FileResponse(str(STATIC.joinpath("index.html")), media_type="text/html")
+
+    app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
+    return app
+
+
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    agent_factory: AgentFactory | None = None,
+    *,
+    agent_delay: float = 0.3,
+    max_games: int = 64,
+    idle_timeout: float = 2 * 3600.0,
+) -> None:
+    """Run the server (blocking) until Ctrl-C."""
+    import uvicorn
+
+    if not (isinstance(port, int) and 0 < port < 65536):
+        raise ValueError(f"port must be 1-65535, got {port!r}")
+    if not math.isfinite(agent_delay):
+        raise ValueError("agent_delay must be a finite number of seconds")
+    app = create_app(agent_factory, agent_delay=agent_delay, max_games=max_games, idle_timeout=idle_timeout, bind_host=host)
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: serving on {host}: anyone who can reach this address can create games", flush=True)
+    print(f"clue_env: open http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/ in a browser (Ctrl-C stops)", flush=True)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+__all__ = ["MAX_BODY", "board_data", "create_app", "seat_response", "serve"]
