@@ -136,7 +136,12 @@ def board_data() -> dict[str, Any]:
         ],
         "center": raw["center"],
         "doors": [
-            {"room": by_name[d["room"]], "hallway": d["hallway_square"], "room_square": d["room_square"], "side": d["door_on_side"]}
+            {
+                "room": by_name[d["room"]],
+                "hallway": d["hallway_square"],
+                "room_square": d["room_square"],
+                "side": d["door_on_side"],
+            }
             for d in raw["doors"]
         ],
         "starts": {suspect_by_name[n]: rc for n, rc in raw["start_squares"].items()},
@@ -317,7 +322,7 @@ def create_app(
             opponent = default_opponent if n > 2 else "deduction"
             seats = [HUMAN] + [opponent] * (n - 1)
         if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
-            raise ApiError(400, "seats must be a list of agent specs, such as [\"human\", \"ppo\", \"deduction\"]")
+            raise ApiError(400, 'seats must be a list of agent specs, such as ["human", "ppo", "deduction"]')
         if players is not None and len(seats) != players:
             raise ApiError(400, f"seats lists {len(seats)} seats but players is {players}")
         if not lo <= len(seats) <= hi:
@@ -370,7 +375,7 @@ def create_app(
         body = await _read_json(request)
         action = body.get("action")
         if not isinstance(action, str) or not action.strip():
-            raise ApiError(400, "the body must hold an action's text form: {\"action\": \"roll\", \"version\": V}")
+            raise ApiError(400, 'the body must hold an action\'s text form: {"action": "roll", "version": V}')
         version = body.get("version")
         if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
             raise ApiError(400, f"version must be the integer of the view the action was chosen from, got {str(version)[:40]!r}")
@@ -416,7 +421,8 @@ def serve(
     app = create_app(agent_factory, agent_delay=agent_delay, max_games=max_games, idle_timeout=idle_timeout, bind_host=host)
     if host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: serving on {host}: anyone who can reach this address can create games", flush=True)
-    print(f"clue_env: open http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}/ in a browser (Ctrl-C stops)", flush=True)
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    print(f"clue_env: open http://{shown}:{port}/ in a browser (Ctrl-C stops)", flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
