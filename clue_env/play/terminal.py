@@ -1,0 +1,525 @@
+"""The terminal front end (``python play.py``): people play a :class:`GameSession` at a prompt.
+
+:class:`TerminalUI` reads lines from an injected ``input_fn`` (default: :func:`input` on a tty,
+with tab completion of the legal text forms when ``prompt_toolkit`` is installed; plain lines
+from standard input otherwise) and writes to an injected stream, so tests drive it in-process.
+
+At every prompt a line may be
+
+* an action's text form (``roll``, ``move 7,4``, ``suggest plum rope``, ``show rope``,
+  ``accuse plum rope hall``, ...), or a verb alone (``suggest``) for its menu;
+* a number from the menu shown (verbs first, then suspects, weapons, rooms, cards or
+  destinations); Enter with nothing goes back (when refuting: shows the proposed card);
+* a command: ``legal`` (the legal text forms, one per line, nothing else on those lines),
+  ``board``, ``hand``, ``notes``, ``log``, ``help``, ``quit``.
+
+An accusation is always confirmed (``y`` plays it, anything else cancels), also when typed as
+text with standard input not a terminal: the line after it is read as the answer. End of input
+quits cleanly at any prompt. Refused input (unknown text, an illegal action, a bad number,
+control characters, over-long lines) prints why and changes nothing.
+
+Only what R31 lets the deciding seat know is shown before the end: the board (public), its
+hand, its notebook, the events in words (the card shown to it, or by it, named for that seat
+only). With several human seats (hot seat) each decision is announced first, and on a terminal
+waits for Enter, so the previous player can look away; agent moves are then shown in their
+public wording only.
+"""
+
+from __future__ import annotations
+
+import sys
+import unicodedata
+from collections.abc import Callable, Sequence
+from typing import TextIO
+
+from ..engine.cards import CARDS
+from ..engine.events import HIDDEN, Event, Peek, Show
+from .notes import MODES
+from .session import AgentFailure, GameSession, SessionError
+
+#: longest line accepted at a prompt (the longest action text is under 50 characters)
+MAX_LINE = 200
+COMMANDS = ("legal", "board", "hand", "notes", "log", "help", "quit")
+HINT = "type 'legal' or 'help'"
+#: verbs that name one action each: a menu number plays them at once
+SINGLE = ("roll", "passage", "stay", "end")
+
+InputFn = Callable[[str], str]
+
+HELP = """\
+At any prompt, type one of:
+  an action's text form     roll | passage | stay | end | move R,C | enter ROOM | toward ROOM
+                            suggest SUSPECT WEAPON | show CARD | accuse SUSPECT WEAPON ROOM
+                            (card ids: scarlet, lead_pipe, dining_room, ...; 'legal' lists them)
+  a number from the menu    verbs first, then the choices of that verb; Enter goes back
+  a verb alone              e.g. 'suggest' or 'move': its menu
+  legal                     the legal actions' text forms, one per line
+  board | hand | notes | log   the board, your cards, your notebook, everything so far in words
+  help | quit
+An accusation is always confirmed with y (anything else cancels it), also when typed as text
+and read from a pipe: then the next line is the answer. When you must show a card, Enter alone
+shows the proposed one (a card this player has already seen from you).
+End of input (Ctrl-D) quits."""
+
+
+class _Quit(Exception):
+    """Stop playing (``quit`` or end of input)."""
+
+
+class TerminalUI:
+    """Drive ``session`` at a prompt until the game is over; :meth:`run` returns the exit status.
+
+    ``notes``: ``off``, ``facts`` or ``deduce`` (see :mod:`clue_env.play.notes`). ``input_fn``
+    is called with the prompt and returns one line (raising :class:`EOFError` at the end).
+    ``tty``: whether a person sits at a terminal (default: standard input and ``out`` are ttys);
+    off a tty every prompt is written on a line of its own before the line is read.
+    """
+
+    def __init__(
+        self,
+        session: GameSession,
+        *,
+        notes: str = "facts",
+        input_fn: InputFn | None = None,
+        out: TextIO | None = None,
+        tty: bool | None = None,
+    ) -> None:
+        if notes not in MODES:
+            raise ValueError(f"notes must be one of {', '.join(MODES)}, got {notes!r}")
+        self.session = session
+        self.notes_mode = notes
+        self.out: TextIO = out if out is not None else sys.stdout
+        if tty is None:
+            tty = input_fn is None and _isatty(sys.stdin) and _isatty(self.out)
+        self.tty = tty
+        self.input_fn: InputFn = input_fn if input_fn is not None else self._default_input()
+        #: refused lines so far (each printed a message and changed nothing)
+        self.refusals = 0
+        #: the human actions played, in order (text forms)
+        self.played: list[str] = []
+        self.hot_seat = len(session.humans) > 1
+        self._display = {c: session.game.cfg.display(c) for c in CARDS}
+        self._completions: tuple[str, ...] = ()
+        self._pending: str | None = None
+        self._feed = len(session.events(session.humans[0])) if session.humans else 0
+        self._last_seat: int | None = None
+
+    # ------------------------------------------------------------------ input and output
+    def _default_input(self) -> InputFn:
+        if not self.tty:
+            return _read_line
+        completing = _completing_input(lambda: self._completions)
+        return completing if completing is not None else input
+
+    def say(self, text: str = "") -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def _ask(self, prompt: str, completions: Sequence[str] = ()) -> str:
+        """One line (a line handed back by a menu first); :class:`_Quit` at end of input."""
+        if self._pending is not None:
+            line, self._pending = self._pending, None
+            return line
+        self._completions = tuple(completions) + COMMANDS
+        if not self.tty:
+            self.say(prompt.rstrip())
+        try:
+            line = self.input_fn(prompt)
+        except EOFError:
+            self.say("" if self.tty else "(end of input)")
+            raise _Quit from None
+        return line if isinstance(line, str) else ""
+
+    def refuse(self, message: str) -> None:
+        """Say why a line was refused (nothing changed)."""
+        self.refusals += 1
+        if len(message) > 300:
+            message = message[:300] + "..."
+        self.say(f"?? {message} ({HINT})")
+
+    # ------------------------------------------------------------------ the game
+    def run(self) -> int:
+        """Play to the end: 0 at the end of the game, on ``quit`` and at end of input; 130 on
+        Ctrl-C; 1 if an agent fails."""
+        s = self.session
+        try:
+            self._intro()
+            while not s.over:
+                self._flush_feed()
+                if s.agent_to_act:
+                    s.step_agent()
+                    continue
+                seat = s.human_to_act()
+                if seat is None:  # not reachable: someone always acts until the game is over
+                    break
+                self._decide(seat)
+            self._flush_feed()
+            self._show_result()
+            return 0
+        except _Quit:
+            self.say("bye")
+            return 0
+        except KeyboardInterrupt:
+            self.say("\ninterrupted")
+            return 130
+        except AgentFailure as e:
+            self.say(f"error: {e}")
+            return 1
+
+    def _intro(self) -> None:
+        s = self.session
+        self.say(f"Clue ({s.rules.name}), {s.num_players} players:")
+        for i in range(s.num_players):
+            self.say(f"  {s.seat_label(i)}")
+        self.say("Type 'help' for the commands; an action's text form or a menu number plays.")
+        self.say()
+
+    def _flush_feed(self) -> None:
+        """Print what happened since the feed was last printed (agents' moves as they happen)."""
+        s = self.session
+        if not s.humans:
+            return
+        if self.hot_seat:  # public wording only; each seat's private details come at its decision
+            events = s.events(s.humans[0])
+            new = events[self._feed :]
+            self._feed = len(events)
+            for text in s.words(new):
+                self.say(f"  {text}")
+            return
+        seat = s.humans[0]
+        words = s.news(seat)  # marks them seen: this seat's person is watching
+        events = s.events(seat)
+        self._feed = len(events)
+        for text in self._annotate(seat, events[len(events) - len(words) :], words):
+            self.say(f"  {text}")
+
+    def _annotate(self, seat: int, events: Sequence[Event], words: Sequence[str]) -> list[str]:
+        """``words`` with what ``seat`` alone saw: the card shown to it or by it, the card it looked at."""
+        out: list[str] = []
+        for ev, text in zip(events, words):
+            if isinstance(ev, Show) and ev.card != HIDDEN and seat in (ev.refuter, ev.suggester):
+                card = self._display[CARDS[ev.card]]
+                text += f" (you showed: {card})" if seat == ev.refuter else f" (you see: {card})"
+            elif isinstance(ev, Peek) and ev.card != HIDDEN and ev.seat == seat:
+                text += f" (you see: {self._display[CARDS[ev.card]]})"
+            out.append(text)
+        return out
+
+    def _decide(self, seat: int) -> None:
+        """One decision of human ``seat``: show what it may know, read lines until it plays."""
+        s = self.session
+        if self.hot_seat and self._last_seat != seat:
+            self._announce(seat)
+        self._last_seat = seat
+        self._screen(seat)
+        version = s.version
+        while not s.over and s.human_to_act() == seat and s.version == version:
+            self._prompt(seat)
+
+    def _announce(self, seat: int) -> None:
+        s = self.session
+        if self.tty:
+            self.out.write("\033[2J\033[H")  # clear the screen: the previous player's view goes away
+            line = self._ask(f"{s.agent_name(seat)}, your turn: press Enter ")
+            if line.strip():  # typed ahead: handled at the prompt, once the screen is shown
+                self._pending = line
+        else:
+            self.say(f"{s.agent_name(seat)}, your turn")
+
+    # ------------------------------------------------------------------ what a seat is shown
+    def _screen(self, seat: int) -> None:
+        s = self.session
+        self.say("=" * 20 + f" {s.seat_label(seat)} " + "=" * 20)
+        self.say(s.board_text())
+        self._hand(seat)
+        if self.notes_mode != "off":
+            self.say(f"notebook ({self.notes_mode}):")
+            self.say(s.notes(seat, self.notes_mode).text(self._display))
+        if self.hot_seat:
+            events = s.events(seat)
+            words = s.news(seat)
+            news = self._annotate(seat, events[len(events) - len(words) :], words)
+            if news:
+                self.say("since you last looked:")
+                for text in news:
+                    self.say(f"  {text}")
+        self._choices(seat)
+
+    def _hand(self, seat: int) -> None:
+        hand = self.session.view(seat).hand
+        self.say("your hand: " + ", ".join(self._display[CARDS[c]] for c in hand))
+
+    def _choices(self, seat: int) -> None:
+        groups = self.session.legal_groups(seat)
+        if self._refuting(groups):
+            self._show_menu(seat)
+            return
+        self.say("your choices:")
+        for n, (verb, texts) in enumerate(groups.items(), 1):
+            extra = "" if verb in SINGLE else f"  ({len(texts)} choice{'s' if len(texts) != 1 else ''})"
+            self.say(f"  {n:>2} {verb}{extra}")
+
+    @staticmethod
+    def _refuting(groups: dict[str, tuple[str, ...]]) -> bool:
+        return list(groups) == ["show"]
+
+    def _show_menu(self, seat: int) -> None:
+        s = self.session
+        pending = s.view(seat).pending
+        who = s.agent_name(pending[0]) if pending else "the suggester"
+        self.say(f"you must show {who} one of your cards:")
+        for n, text in enumerate(s.legal_groups(seat)["show"], 1):
+            self.say(f"  {n:>2} {self._display[text.split(' ', 1)[1]]}")
+
+    # ------------------------------------------------------------------ reading a decision
+    def _prompt(self, seat: int) -> None:
+        """Read and handle one line at the top prompt of ``seat``'s decision."""
+        s = self.session
+        groups = s.legal_groups(seat)
+        legal = s.legal(seat)
+        if self._refuting(groups):
+            hint = s.refute_hint(seat)
+            prompt = f"card to show [Enter = {self._display[hint.split(' ', 1)[1]]}]> " if hint else "card to show> "
+            line = self._ask(prompt, legal)
+            if self._bad_line(line):
+                return
+            if not line.strip() and hint:
+                self._play(seat, hint)
+                return
+            n = _number(line)
+            if n is not None:
+                shows = groups["show"]
+                if 1 <= n <= len(shows):
+                    self._play(seat, shows[n - 1])
+                else:
+                    self.refuse(f"no card {_short(line)}: pick 1-{len(shows)}")
+                return
+            self._line(seat, line)
+            return
+        line = self._ask("> ", legal)
+        if self._bad_line(line):
+            return
+        n = _number(line)
+        if n is not None:
+            verbs = list(groups)
+            if 1 <= n <= len(verbs):
+                self._verb(seat, verbs[n - 1])
+            else:
+                self.refuse(f"no choice {_short(line)}: pick 1-{len(verbs)}")
+            return
+        self._line(seat, line)
+
+    def _bad_line(self, line: str) -> bool:
+        if len(line) > MAX_LINE:
+            self.refuse(f"that line is too long ({len(line)} characters; actions are under {MAX_LINE})")
+            return True
+        if any(unicodedata.category(ch).startswith("C") and ch != "\t" for ch in line):
+            self.refuse("that line holds control characters")
+            return True
+        return False
+
+    def _line(self, seat: int, line: str) -> None:
+        """A command, a verb alone or an action's text form."""
+        s = self.session
+        word = " ".join(line.split()).lower()
+        if not word:
+            self._choices(seat)
+            return
+        if word in COMMANDS:
+            self._command(seat, word)
+            return
+        groups = s.legal_groups(seat)
+        if word in groups and word not in SINGLE:
+            self._verb(seat, word)
+            return
+        try:
+            text = s.env.action_to_text(s.parse(word))
+        except SessionError as e:
+            self.refuse(str(e))
+            return
+        if text.startswith("accuse ") and text in s.legal(seat):
+            self._confirm(seat, text)
+            return
+        self._play(seat, text)
+
+    def _play(self, seat: int, text: str) -> None:
+        s = self.session
+        try:
+            played = s.act(seat, text, version=s.version)
+        except SessionError as e:
+            self.refuse(str(e))
+            return
+        self.played.append(played)
+
+    def _command(self, seat: int, word: str) -> None:
+        s = self.session
+        if word == "legal":
+            for text in s.legal(seat):
+                self.say(text)
+        elif word == "board":
+            self.say(s.board_text())
+        elif word == "hand":
+            self._hand(seat)
+        elif word == "notes":
+            if self.notes_mode == "off":
+                self.say("the notebook is off (--notes facts or --notes deduce shows it)")
+            else:
+                self.say(s.notes(seat, self.notes_mode).text(self._display))
+        elif word == "log":
+            events = s.events(seat)
+            for text in self._annotate(seat, events, s.words(events)):
+                self.say(f"  {text}")
+        elif word == "help":
+            self.say(HELP)
+        elif word == "quit":
+            raise _Quit
+
+    # ------------------------------------------------------------------ menus
+    def _menu(self, title: str, items: Sequence[tuple[str, str]], prompt: str, completions: Sequence[str]) -> str | None:
+        """A numbered menu of ``(key, label)``; the key picked, or ``None`` (back: Enter, or any
+        other line, which is handed back to the top prompt)."""
+        self.say(title)
+        width = max(len(label) for _k, label in items) + 6
+        per_row = max(1, 78 // width)
+        cells = [f"{n:>3} {label}".ljust(width) for n, (_k, label) in enumerate(items, 1)]
+        for i in range(0, len(cells), per_row):
+            self.say("".join(cells[i : i + per_row]).rstrip())
+        while True:
+            line = self._ask(prompt, completions)
+            if self._bad_line(line):
+                continue
+            if not line.strip():
+                return None
+            n = _number(line)
+            if n is None:
+                self._pending = line  # a command or a text form: the top prompt handles it
+                return None
+            if 1 <= n <= len(items):
+                return items[n - 1][0]
+            self.refuse(f"no choice {_short(line)}: pick 1-{len(items)}, or Enter to go back")
+
+    def _verb(self, seat: int, verb: str) -> None:
+        """The menus of one verb, then the action (accusations confirmed)."""
+        s = self.session
+        texts = s.legal_groups(seat).get(verb, ())
+        if not texts:
+            self.refuse(f"{verb!r} is not legal now")
+            return
+        if verb in SINGLE or len(texts) == 1 and verb != "accuse":
+            self._play(seat, texts[0])
+            return
+        legal = s.legal(seat)
+        if verb in ("move", "enter", "toward"):
+            items = [(t, t if verb == "move" else f"{verb} {self._display[t.split(' ', 1)[1]]}") for t in texts]
+            pick = self._menu(f"{verb}: where to? (Enter: back)", items, f"{verb}> ", legal)
+            self._pick(seat, pick)
+            return
+        if verb == "show":
+            items = [(t, self._display[t.split(" ", 1)[1]]) for t in texts]
+            pick = self._menu("which card? (Enter: back)", items, "card> ", legal)
+            self._pick(seat, pick)
+            return
+        # suggest SUSPECT WEAPON / accuse SUSPECT WEAPON ROOM: one menu per argument
+        args: list[str] = []
+        kinds = ("suspect", "weapon", "room")[: 2 if verb == "suggest" else 3]
+        for kind in kinds:
+            prefix = " ".join([verb, *args]) + " "
+            options = list(dict.fromkeys(t[len(prefix) :].split(" ", 1)[0] for t in texts if t.startswith(prefix)))
+            pick = self._menu(
+                f"{verb}: which {kind}? (Enter: back)", [(c, self._display[c]) for c in options], f"{kind}> ", legal
+            )
+            if pick is None:
+                self._back(seat)
+                return
+            args.append(pick)
+        text = " ".join([verb, *args])
+        if verb == "accuse":
+            self._confirm(seat, text)
+        else:
+            self._play(seat, text)
+
+    def _pick(self, seat: int, pick: str | None) -> None:
+        if pick is None:
+            self._back(seat)
+        else:
+            self._play(seat, pick)
+
+    def _back(self, seat: int) -> None:
+        if self._pending is None:  # Enter: back to the choices
+            self._choices(seat)
+
+    def _confirm(self, seat: int, text: str) -> None:
+        _verb, s_, w, r = text.split(" ")
+        d = self._display
+        line = self._ask(f"accuse {d[s_]} with the {d[w]} in the {d[r]}? A wrong accusation ends your game. [y/N] ")
+        answer = line.strip().lower()
+        if answer in ("y", "yes"):
+            self._play(seat, text)
+            return
+        self.say("not accused")
+        if answer not in ("", "n", "no") and not self._bad_line(line):
+            self._pending = line  # e.g. 'legal' or another action: the top prompt handles it
+
+    # ------------------------------------------------------------------ the end
+    def _show_result(self) -> None:
+        s = self.session
+        res = s.result()
+        d = self._display
+        self.say("=" * 20 + " game over " + "=" * 20)
+        self.say(s.board_text())
+        self.say(res["text"])
+        self.say("envelope: " + ", ".join(d[c] for c in res["envelope"]))
+        self.say("hands:")
+        for i, (_name, cards) in enumerate(res["hands"].items()):
+            self.say(f"  {s.seat_label(i)}: {', '.join(d[c] for c in cards)}")
+        winner = res["winner"]
+        self.say(f"winner: {s.seat_label(s.seat_of(winner)) if winner else 'nobody'} after {res['turns']} turns")
+
+
+# ---------------------------------------------------------------------- helpers
+def _number(line: str) -> int | None:
+    """A menu number (ASCII digits only; absurdly long ones are a number out of range)."""
+    t = line.strip()
+    if not (t.isascii() and t.isdigit()):
+        return None
+    return int(t) if len(t) <= 9 else 10**9
+
+
+def _short(line: str) -> str:
+    t = line.strip()
+    return t if len(t) <= 12 else t[:12] + "..."
+
+
+def _isatty(stream: object) -> bool:
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
+def _read_line(prompt: str = "") -> str:
+    """A line of standard input off a terminal (the prompt was already written on its own line)."""
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line.rstrip("\r\n")
+
+
+def _completing_input(completions: Callable[[], Sequence[str]]) -> InputFn | None:
+    """An input function with tab completion of ``completions()`` (prompt_toolkit), or ``None``
+    when prompt_toolkit is not installed (it is optional)."""
+    try:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.completion import WordCompleter
+    except ImportError:
+        return None
+    session: PromptSession[str] = PromptSession()
+
+    def ask(prompt: str) -> str:
+        completer = WordCompleter(list(completions()), sentence=True)
+        return session.prompt(prompt, completer=completer, complete_while_typing=False)
+
+    return ask
+
+
+__all__ = ["COMMANDS", "HELP", "MAX_LINE", "InputFn", "TerminalUI"]
