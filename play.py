@@ -1,0 +1,149 @@
+"""Play Clue against the agents: in the terminal, or in a browser with ``--web`` (SPEC "Scripts").
+
+    python play.py [--seats SPEC,...] [--players N] [--rules classic|edition2023] [--seed S]
+                   [--agent-seed A] [--notes off|facts|deduce]
+    python play.py --web [--host 127.0.0.1] [--port 8000]
+
+``human`` marks the seats played at this terminal (several: hot seat); the other seats are
+agent specs (see ``evaluate.py``). Default: you in ``player_0`` against the shipped policy
+``ppo``, or ``deduction`` in a two-player game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import secrets
+import sys
+
+import numpy as np
+
+from agents import play_factory
+from clue_env.engine.errors import ClueError
+from clue_env.play import HUMAN, GameSession
+from clue_env.play.notes import MODES
+from clue_env.play.terminal import TerminalUI
+
+DEFAULT_PLAYERS = 4
+#: the default opponent: the shipped policy, trained for 3-6 players ...
+DEFAULT_OPPONENT = "ppo"
+#: ... which stalls in two-player games, where the deduction agent plays instead
+DEFAULT_OPPONENT_2P = "deduction"
+WEB_EXTRA = "the web front end needs the play extra: pip install -e '.[play]'"
+
+
+def default_opponent(players: int) -> str:
+    return DEFAULT_OPPONENT_2P if players == 2 else DEFAULT_OPPONENT
+
+
+def build_seats(seats: str | None, players: int | None) -> list[str]:
+    """The spec of every seat from ``--seats`` and ``--players``; ``ValueError`` saying what is wrong."""
+    if players is not None and not 2 <= players <= 6:
+        raise ValueError(f"--players must be 2-6, got {players}")
+    if seats is None:
+        n = players if players is not None else DEFAULT_PLAYERS
+        return [HUMAN] + [default_opponent(n)] * (n - 1)
+    specs = [s.strip() for s in seats.split(",")]
+    if any(not s for s in specs):
+        raise ValueError(f"--seats {seats!r} has an empty spec; write e.g. human,ppo,random")
+    n = players if players is not None else len(specs)
+    if len(specs) > n:
+        raise ValueError(f"--seats names {len(specs)} seats but --players is {n}")
+    specs += [default_opponent(n)] * (n - len(specs))
+    if not 2 <= n <= 6:
+        raise ValueError(f"a game has 2-6 players, --seats names {n}")
+    if HUMAN not in specs:
+        raise ValueError("--seats has no 'human' seat (to watch agents play each other, use evaluate.py)")
+    return specs
+
+
+def serve_web(host: str, port: int) -> int:
+    """``--web``: the server of :mod:`clue_env.play.web.server` (imported only here)."""
+    if any(importlib.util.find_spec(m) is None for m in ("fastapi", "uvicorn")):
+        print(WEB_EXTRA, file=sys.stderr)
+        return 2
+    try:
+        server = importlib.import_module("clue_env.play.web.server")
+    except ModuleNotFoundError as e:
+        if (e.name or "").split(".")[0] in ("fastapi", "uvicorn", "starlette", "pydantic"):
+            print(WEB_EXTRA, file=sys.stderr)
+            return 2
+        raise
+    try:
+        server.serve(host=host, port=port, agent_factory=play_factory)
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 < port < 65536:
+        raise argparse.ArgumentTypeError(f"a port is 1-65535, got {port}")
+    return port
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description="Play Clue against the agents in the terminal (or in a browser with --web).",
+        epilog="At the prompt: an action's text form (roll, move R,C, enter ROOM, suggest SUSPECT WEAPON, "
+        "show CARD, accuse SUSPECT WEAPON ROOM, end, ...), a menu number, or legal, board, hand, notes, "
+        "log, help, quit. Accusations are confirmed with y, also when read from a pipe (the next line is "
+        "the answer). End of input quits (exit status 0).",
+    )
+    ap.add_argument(
+        "--seats",
+        default=None,
+        help="comma-separated specs, one per seat: 'human' for a person at this terminal (several: hot seat), "
+        f"else an agent spec as in evaluate.py; missing seats get the default opponent (default: human, then "
+        f"'{DEFAULT_OPPONENT}', the shipped policy; with 2 players '{DEFAULT_OPPONENT_2P}', because the shipped "
+        "policy was trained for 3-6 players and stalls in 2-player games)",
+    )
+    ap.add_argument(
+        "--players", type=int, default=None, help=f"number of players, 2-6 (default: {DEFAULT_PLAYERS}, or as --seats)"
+    )
+    ap.add_argument("--rules", default="classic", help="classic (3-6 players) | edition2023 (2-6) | path to a rules YAML")
+    ap.add_argument("--seed", type=int, default=None, help="the game's seed: deal and dice (default: fresh; shown at the end)")
+    ap.add_argument(
+        "--agent-seed",
+        type=int,
+        default=None,
+        help="entropy of the agents' seeds, never derived from --seed (default: fresh; shown at the end)",
+    )
+    ap.add_argument("--notes", choices=MODES, default="facts", help="the notebook shown: off | facts (default) | deduce")
+    ap.add_argument("--web", action="store_true", help="serve the game in a browser instead (needs the play extra)")
+    ap.add_argument("--host", default="127.0.0.1", help="--web: address to bind (default 127.0.0.1)")
+    ap.add_argument("--port", type=_port, default=8000, help="--web: port (default 8000)")
+    args = ap.parse_args(argv)
+    if args.web:
+        return serve_web(args.host, args.port)
+    try:
+        seats = build_seats(args.seats, args.players)
+    except ValueError as e:
+        ap.error(str(e))
+    # fresh seeds are drawn here so that the end can print them for a replay; the agent seed is
+    # OS entropy, independent of the game's seed (R31)
+    seed = args.seed if args.seed is not None else secrets.randbits(31)
+    agent_seed = args.agent_seed if args.agent_seed is not None else int(np.random.SeedSequence().entropy)
+    for stream in (sys.stdin, sys.stdout):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:  # undecodable input or output never crashes the prompt
+            reconfigure(errors="replace" if stream is sys.stdin else "backslashreplace")
+    try:
+        session = GameSession(seats, agent_factory=play_factory, rules=args.rules, seed=seed, agent_seed=agent_seed)
+    except (ClueError, ValueError) as e:
+        print(f"play.py: error: {e}", file=sys.stderr)
+        return 2
+    ui = TerminalUI(session, notes=args.notes)
+    status = ui.run()
+    if session.over:
+        print(f"replay: python play.py --seats {','.join(seats)} --rules {args.rules} --seed {seed} --agent-seed {agent_seed}")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
