@@ -386,6 +386,8 @@ BAD_LINES = [
     "yes",
     "🎲",
     "accuse plum candlestick hall; rm -rf /",
+    "suggest",  # a verb alone that is not legal now
+    "show",
 ]
 
 

@@ -35,7 +35,7 @@ from typing import TextIO
 from ..engine.cards import CARDS
 from ..engine.events import HIDDEN, Event, Peek, Show
 from .notes import MODES
-from .session import AgentFailure, GameSession, SessionError
+from .session import VERBS, AgentFailure, GameSession, SessionError
 
 #: longest line accepted at a prompt (the longest action text is under 50 characters)
 MAX_LINE = 200
@@ -256,8 +256,10 @@ class TerminalUI:
             return
         self.say("your choices:")
         for n, (verb, texts) in enumerate(groups.items(), 1):
-            extra = "" if verb in SINGLE else f"  ({len(texts)} choice{'s' if len(texts) != 1 else ''})"
-            self.say(f"  {n:>2} {verb}{extra}")
+            if verb in SINGLE or len(texts) == 1 and verb != "accuse":
+                self.say(f"  {n:>2} {texts[0]}")  # the number plays it
+            else:
+                self.say(f"  {n:>2} {verb}  ({len(texts)} choices)")
 
     @staticmethod
     def _refuting(groups: dict[str, tuple[str, ...]]) -> bool:
@@ -329,8 +331,11 @@ class TerminalUI:
             self._command(seat, word)
             return
         groups = s.legal_groups(seat)
-        if word in groups and word not in SINGLE:
-            self._verb(seat, word)
+        if word in VERBS and word not in SINGLE:
+            if word in groups:
+                self._verb(seat, word)
+            else:
+                self.refuse(f"{word!r} is not legal now; your choices: {', '.join(groups)}")
             return
         try:
             text = s.env.action_to_text(s.parse(word))
