@@ -179,8 +179,9 @@ class SeatView:
         texts = default_codec().texts
         return tuple(texts[i] for i in self.legal)
 
-    def to_json(self) -> dict[str, Any]:
-        """The view as JSON: card, room and suspect ids, ``player_k`` seats, nodes as room ids or ``[row, col]``."""
+    def to_json(self, events: bool = True) -> dict[str, Any]:
+        """The view as JSON: card, room and suspect ids, ``player_k`` seats, nodes as room ids or ``[row, col]``
+        (``events=False``: without the event history, which grows with the game)."""
         from .engine.board import classic_board
 
         board = classic_board()
@@ -211,7 +212,7 @@ class SeatView:
             "revealed": [{"card": CARDS[c], "holder": player(h)} for c, h in self.revealed],
             "peeked": [{"room": ROOMS[r], "card": CARDS[c]} for r, c in self.peeked],
             "board_card_rooms": [ROOMS[r] for r in self.board_card_rooms],
-            "events": [_event_json(ev, self.seat, board) for ev in self.events],
+            "events": [_event_json(ev, self.seat, board) for ev in self.events] if events else None,
             "legal": list(self.legal_text),
             "over": self.over,
             "winner": player(self.winner) if self.over else None,

@@ -111,7 +111,7 @@ def _bearer(request: Request) -> str:
     scheme, _, token = header.partition(" ")
     token = token.strip()
     if scheme.lower() != "bearer" or not token:
-        raise ApiError(401, "the Authorization header must be 'Bearer TOKEN'")
+        raise ApiError(401, "no token: the Authorization header must be 'Bearer TOKEN'")
     return token
 
 
@@ -153,7 +153,7 @@ def seat_response(game: WebGame, seat: int, log_from: int = 0) -> dict[str, Any]
     """What seat ``seat`` may see of ``game`` (R31): built from its seat view and the public record."""
     session = game.session
     view = session.view(seat)
-    j = view.to_json()
+    j = view.to_json(events=False)
     over = session.over
     words = session.log_words(seat)
     log_from = min(max(log_from, 0), len(words))
@@ -221,9 +221,10 @@ def create_app(
     store: GameStore | None = None,
 ) -> FastAPI:
     """The FastAPI app; ``agent_factory`` builds the agents (``agents.play_factory``)."""
-    store = store or GameStore(
-        agent_factory, max_games=max_games, idle_timeout=idle_timeout, agent_delay=agent_delay, allowed_specs=allowed_specs
-    )
+    if store is None:
+        store = GameStore(
+            agent_factory, max_games=max_games, idle_timeout=idle_timeout, agent_delay=agent_delay, allowed_specs=allowed_specs
+        )
     app = FastAPI(title="clue_env", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store = store
     loopback = bind_host in ("127.0.0.1", "localhost", "::1")

@@ -19,6 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ..session import AgentFactory, GameSession
 
 #: the agent specs a web client may seat by default (never ``ppo:PATH``: a client must not make
@@ -63,6 +65,7 @@ class GameStore:
         agent_delay: float = 0.3,
         allowed_specs: Sequence[str] = DEFAULT_ALLOWED_SPECS,
         clock: Callable[[], float] = time.monotonic,
+        agent_seed: int | None = None,
     ) -> None:
         if max_games < 1:
             raise ValueError(f"max_games must be at least 1, got {max_games}")
@@ -76,6 +79,8 @@ class GameStore:
         self.agent_delay = agent_delay
         self.allowed_specs = tuple(allowed_specs)
         self.clock = clock
+        #: agents' seeds: children of this (fresh entropy by default; never the game's seed, R31)
+        self._agent_seeds = np.random.SeedSequence(agent_seed)
         self._games: dict[str, WebGame] = {}
         self._lock = threading.Lock()
 
@@ -88,7 +93,11 @@ class GameStore:
         with self._lock:
             if len(self._games) >= self.max_games:
                 raise StoreFull(f"the server holds {self.max_games} games, its limit; try again later")
-        session = GameSession(seats, agent_factory=self.agent_factory, rules=rules, seed=seed, options=options)
+        with self._lock:
+            agent_seed = int(self._agent_seeds.spawn(1)[0].generate_state(1)[0])
+        session = GameSession(
+            seats, agent_factory=self.agent_factory, rules=rules, seed=seed, agent_seed=agent_seed, options=options
+        )
         now = self.clock()
         game = WebGame(
             id=secrets.token_urlsafe(18),

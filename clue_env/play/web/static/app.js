@@ -1,0 +1,559 @@
+// The page: the new-game form, then one seat's view of a game, polled while others decide.
+// The seat's token comes from the link's fragment (#game=ID&token=TOKEN), is kept in
+// sessionStorage (this tab only) and sent only in the Authorization header. Every string from
+// the server is written with textContent.
+
+import { ApiError, Seat, createGame, getBoard, getMeta } from "./api.js";
+import { Board } from "./board.js";
+import { chooseAccusation, chooseCard, chooseSuggestion } from "./dialogs.js";
+import { renderNotebook } from "./notebook.js";
+
+const $ = (id) => document.getElementById(id);
+const STORE_KEY = "clue_env.seat";
+const POLL_MS = 250;
+const RULE_NAMES = { classic: "Classic", edition2023: "2023 edition" };
+
+const state = {
+  meta: null,
+  boardData: null,
+  board: null,
+  seat: null, // Seat
+  invites: [], // [{seat, url}] for the creator
+  view: null,
+  logLength: 0,
+  busy: false,
+  pollTimer: null,
+  showPromptedAt: -1, // version at which the show dialog was last opened by itself
+  dialogOpen: false,
+};
+
+// ------------------------------------------------------------------ small helpers
+
+function node(tag, content = "", className = "") {
+  const n = document.createElement(tag);
+  if (content) n.textContent = content;
+  if (className) n.className = className;
+  return n;
+}
+
+let messageTimer = null;
+function say(text, kind = "info") {
+  const m = $("message");
+  m.textContent = text;
+  m.className = `message ${kind}`;
+  m.hidden = !text;
+  clearTimeout(messageTimer);
+  if (text) messageTimer = setTimeout(() => (m.hidden = true), 6000);
+}
+
+function cardName(id) {
+  const names = (state.view && state.view.names) || {};
+  return names[id] || id;
+}
+
+function seatInfo(name) {
+  return state.view ? state.view.seats.find((s) => s.seat === name) : null;
+}
+
+function seatLabel(name) {
+  const s = seatInfo(name);
+  if (!s) return name;
+  return s.you ? `you (${s.name})` : `${s.name} (${s.seat}, ${s.player})`;
+}
+
+function whereLabel(where) {
+  if (where === "envelope") return "envelope";
+  if (where === "board") return "on the board";
+  if (where === "nobody") return "nobody";
+  const s = seatInfo(where);
+  return s ? (s.you ? "you" : s.name) : where;
+}
+
+function cardChip(id, extra = "") {
+  const kind = state.meta.suspects.includes(id) ? "suspect" : state.meta.weapons.includes(id) ? "weapon" : "room";
+  const chip = node("span", cardName(id), `card ${kind} ${extra}`.trim());
+  chip.dataset.card = id;
+  return chip;
+}
+
+function describeSuggestion(p) {
+  if (!p) return "";
+  const who = seatLabel(p.player);
+  return `${who} suggests ${cardName(p.suspect)} with the ${cardName(p.weapon)} in the ${cardName(p.room)}.`;
+}
+
+// ------------------------------------------------------------------ the seat in this tab
+
+function readFragment() {
+  const params = new URLSearchParams(location.hash.replace(/^#/, ""));
+  const game = params.get("game");
+  const token = params.get("token");
+  return game && token ? { game, token, invites: [] } : null;
+}
+
+function saveSeat(entry) {
+  sessionStorage.setItem(STORE_KEY, JSON.stringify(entry));
+}
+
+function loadSeat() {
+  try {
+    const entry = JSON.parse(sessionStorage.getItem(STORE_KEY) || "null");
+    return entry && typeof entry.game === "string" && typeof entry.token === "string" ? entry : null;
+  } catch {
+    return null;
+  }
+}
+
+function forgetSeat() {
+  sessionStorage.removeItem(STORE_KEY);
+}
+
+// ------------------------------------------------------------------ new-game form
+
+function buildForm() {
+  const rules = $("rules");
+  rules.replaceChildren();
+  for (const r of state.meta.rules) {
+    const o = node("option", RULE_NAMES[r] || r);
+    o.value = r;
+    rules.appendChild(o);
+  }
+  rules.addEventListener("change", () => {
+    clampPlayers();
+    buildSeats();
+  });
+  $("players").addEventListener("input", buildSeats);
+  $("players").addEventListener("change", () => {
+    clampPlayers();
+    buildSeats();
+  });
+  $("new-game-form").addEventListener("submit", onCreate);
+  clampPlayers();
+  buildSeats();
+}
+
+function clampPlayers() {
+  const [lo, hi] = state.meta.players[$("rules").value];
+  const input = $("players");
+  input.min = lo;
+  input.max = hi;
+  const n = Number.parseInt(input.value, 10);
+  if (!Number.isFinite(n) || n < lo) input.value = lo;
+  else if (n > hi) input.value = hi;
+}
+
+function buildSeats() {
+  const [lo, hi] = state.meta.players[$("rules").value];
+  let n = Number.parseInt($("players").value, 10);
+  if (!Number.isFinite(n)) return;
+  n = Math.min(Math.max(n, lo), hi);
+  const list = $("seat-list");
+  const old = [...list.querySelectorAll("select")].map((s) => s.value);
+  list.replaceChildren();
+  for (let i = 0; i < n; i++) {
+    const li = node("li");
+    const label = node("label", `player_${i} `);
+    const select = node("select");
+    select.dataset.seat = String(i);
+    select.name = `seat${i}`;
+    for (const spec of ["human", ...state.meta.agents]) {
+      const o = node("option", spec === "human" ? "human (a person)" : spec);
+      o.value = spec;
+      select.appendChild(o);
+    }
+    select.value = old[i] || (i === 0 ? "human" : state.meta.default_opponent);
+    label.appendChild(select);
+    li.appendChild(label);
+    list.appendChild(li);
+  }
+}
+
+async function onCreate(e) {
+  e.preventDefault();
+  const seats = [...$("seat-list").querySelectorAll("select")].map((s) => s.value);
+  if (!seats.includes("human")) {
+    say("At least one seat must be human.", "error");
+    return;
+  }
+  const body = { seats, rules: $("rules").value };
+  const seedText = $("seed").value.trim();
+  if (seedText) {
+    const seed = Number(seedText);
+    if (!Number.isSafeInteger(seed) || seed < 0) {
+      say("The seed must be a whole number of 0 or more.", "error");
+      return;
+    }
+    body.seed = seed;
+  }
+  $("create").disabled = true;
+  try {
+    const created = await createGame(body);
+    const names = Object.keys(created.tokens).sort((a, b) => Number(a.split("_")[1]) - Number(b.split("_")[1]));
+    const mine = names[0];
+    const invites = names.slice(1).map((seat) => ({ seat, url: new URL(created.links[seat], location.origin).href }));
+    const entry = { game: created.game, token: created.tokens[mine], invites };
+    saveSeat(entry);
+    say("");
+    openSeat(entry);
+  } catch (err) {
+    say(`Could not start the game: ${err.message}`, "error");
+  } finally {
+    $("create").disabled = false;
+  }
+}
+
+function showSetup() {
+  stopPolling();
+  $("game").hidden = true;
+  $("setup").hidden = false;
+  $("new-game").hidden = true;
+  $("status").textContent = "Choose the seats and start a game.";
+}
+
+// ------------------------------------------------------------------ a game
+
+function openSeat(entry) {
+  stopPolling();
+  state.seat = new Seat(entry.game, entry.token);
+  state.invites = entry.invites || [];
+  state.view = null;
+  state.logLength = 0;
+  state.showPromptedAt = -1;
+  $("log").replaceChildren();
+  if (!state.board) state.board = new Board($("board"), state.boardData, (action) => act(action));
+  $("setup").hidden = true;
+  $("game").hidden = false;
+  $("new-game").hidden = false;
+  renderInvites();
+  refresh();
+}
+
+function stopPolling() {
+  clearTimeout(state.pollTimer);
+  state.pollTimer = null;
+}
+
+function schedulePoll() {
+  stopPolling();
+  const v = state.view;
+  if (v && !v.over && !v.my_turn) state.pollTimer = setTimeout(refresh, POLL_MS);
+}
+
+async function refresh() {
+  const seat = state.seat;
+  if (!seat) return;
+  try {
+    const view = await seat.view(state.logLength);
+    if (seat !== state.seat) return;
+    apply(view);
+  } catch (err) {
+    if (seat !== state.seat) return;
+    if (err instanceof ApiError && [401, 403, 404].includes(err.status)) {
+      forgetSeat();
+      state.seat = null;
+      showSetup();
+      say(`This game is not available: ${err.message}`, "error");
+      return;
+    }
+    say(`Could not reach the game: ${err.message}; retrying…`, "error");
+    stopPolling();
+    state.pollTimer = setTimeout(refresh, 1500);
+  }
+}
+
+async function act(action) {
+  const v = state.view;
+  if (!v || state.busy || !v.my_turn || v.over) return;
+  if (!v.legal.includes(action)) {
+    say(`"${action}" is not a legal action now.`, "error");
+    return;
+  }
+  state.busy = true;
+  $("game").dataset.busy = "true";
+  try {
+    apply(await state.seat.act(action, v.version, state.logLength));
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 409) {
+      say(`The game had moved on (${err.message}); the board is up to date again.`, "warn");
+      await refresh();
+    } else {
+      say(`That did not work: ${err.message}`, "error");
+    }
+  } finally {
+    state.busy = false;
+    $("game").dataset.busy = "false";
+  }
+}
+
+function apply(view) {
+  const old = state.view;
+  if (old && old.game === view.game && view.version < old.version) return; // a late answer
+  // the log: entries from log_start on; keep those not seen yet
+  const skip = state.logLength - view.log_start;
+  if (skip >= 0) {
+    appendLog(view.log.slice(skip));
+    state.logLength = view.log_length;
+  }
+  state.view = view;
+  render(view);
+  schedulePoll();
+  maybePromptShow(view);
+}
+
+// ------------------------------------------------------------------ rendering
+
+function render(view) {
+  const game = $("game");
+  game.dataset.phase = view.phase;
+  game.dataset.myTurn = String(view.my_turn);
+  game.dataset.version = String(view.version);
+  game.dataset.over = String(view.over);
+  game.dataset.seat = view.seat;
+  state.board.setNames(view.names);
+  state.board.update(view);
+  renderStatus(view);
+  renderActions(view);
+  renderSeats(view);
+  renderHand(view);
+  renderNotebook($("notebook"), view.notes, view.names, whereLabel, !view.over);
+  renderResult(view);
+}
+
+function myRoom(view) {
+  const me = view.seats.find((s) => s.you);
+  const where = me ? view.public.tokens[me.character] : null;
+  return typeof where === "string" ? where : null;
+}
+
+function renderStatus(view) {
+  const status = $("status");
+  status.classList.toggle("your-turn", view.my_turn);
+  let text;
+  if (view.over) {
+    text = "Game over.";
+  } else if (view.my_turn) {
+    text = `Turn ${view.turn}: your move.`;
+  } else {
+    text = `Turn ${view.turn}: waiting for ${seatLabel(view.waiting_for || view.acting)}…`;
+  }
+  status.textContent = text;
+
+  const g = view.legal_groups || {};
+  let prompt = "";
+  if (view.over) prompt = "";
+  else if (!view.my_turn) prompt = view.pending_suggestion ? describeSuggestion(view.pending_suggestion) : "";
+  else if (view.phase === "refute") prompt = `${describeSuggestion(view.pending_suggestion)} Choose a card to show.`;
+  else if (g.move || g.enter || g.toward)
+    prompt = `You rolled ${view.roll}: click a highlighted square${g.enter ? " or room" : ""}, or head toward a room.`;
+  else if (g.suggest) prompt = `You are in the ${cardName(myRoom(view))}: make a suggestion, or end your turn.`;
+  else if (g.roll) prompt = `Roll the dice${g.passage ? ", take the secret passage" : ""}${g.stay ? ", or stay and suggest here" : ""}.`;
+  else if (g.end) prompt = "You may accuse, or end your turn.";
+  $("prompt").textContent = prompt;
+
+  const dice = $("dice");
+  dice.replaceChildren();
+  if (view.dice && view.dice.length && !view.over) {
+    for (const d of view.dice) dice.appendChild(node("span", String(d), "die"));
+    if (view.dice.length > 1) dice.appendChild(node("span", `= ${view.roll}`, "dice-total"));
+  }
+}
+
+function renderActions(view) {
+  const g = view.my_turn && !view.over ? view.legal_groups || {} : {};
+  const legal = new Set(view.my_turn ? view.legal : []);
+  for (const button of $("actions").querySelectorAll("button[data-action]")) {
+    button.hidden = !legal.has(button.dataset.action);
+  }
+  $("open-suggest").hidden = !g.suggest;
+  $("open-accuse").hidden = !g.accuse;
+  $("open-show").hidden = !g.show;
+  const toward = $("toward");
+  toward.hidden = !g.toward;
+  if (g.toward) {
+    const select = $("toward-room");
+    const previous = select.value;
+    select.replaceChildren();
+    for (const action of g.toward) {
+      const room = action.slice("toward ".length);
+      const o = node("option", cardName(room));
+      o.value = action;
+      select.appendChild(o);
+    }
+    if (g.toward.includes(previous)) select.value = previous;
+  }
+}
+
+function renderSeats(view) {
+  const list = $("seats");
+  list.replaceChildren();
+  const eliminated = new Set(view.public.eliminated || []);
+  for (const s of view.seats) {
+    const li = node("li", "", "seat");
+    li.dataset.seat = s.seat;
+    if (s.you) li.classList.add("you");
+    if (s.seat === view.acting) li.classList.add("acting");
+    if (eliminated.has(s.seat)) li.classList.add("eliminated");
+    if (view.over && view.winner === s.seat) li.classList.add("winner");
+    li.appendChild(node("span", "", `dot suspect-${s.character}`));
+    li.appendChild(node("span", s.name, "seat-name"));
+    const kind = s.you ? "you" : s.player;
+    const cards = (view.public.hand_sizes || {})[s.seat];
+    li.appendChild(node("span", `${s.seat} · ${kind}${cards !== undefined ? ` · ${cards} cards` : ""}`, "seat-meta"));
+    if (eliminated.has(s.seat)) li.appendChild(node("span", "out", "badge"));
+    if (s.seat === view.acting) li.appendChild(node("span", "to act", "badge acting"));
+    if (view.over && view.winner === s.seat) li.appendChild(node("span", "winner", "badge winner"));
+    list.appendChild(li);
+  }
+}
+
+function renderHand(view) {
+  const hand = $("hand");
+  hand.replaceChildren(...view.hand.map((c) => cardChip(c)));
+  const seen = new Map();
+  for (const { card, by } of view.shown_to_me || []) seen.set(card, by);
+  const parts = [...seen].map(([card, by]) => `${cardName(card)} (by ${whereLabel(by)})`);
+  for (const { room, card } of view.peeked || []) parts.push(`${cardName(card)} (face down in the ${cardName(room)})`);
+  for (const { card, holder } of view.revealed || []) parts.push(`${cardName(card)} (revealed: ${whereLabel(holder || "nobody")})`);
+  $("shown").textContent = parts.length ? `Cards you have seen: ${parts.join(", ")}.` : "";
+}
+
+function renderResult(view) {
+  const box = $("result");
+  box.hidden = !view.over;
+  if (!view.over || !view.result) return;
+  const r = view.result;
+  $("result-text").textContent = r.winner ? `Winner: ${seatLabel(r.winner)}` : "Nobody won.";
+  $("result-text").dataset.winner = r.winner || "";
+  $("result-detail").textContent = `${r.text || ""} (after ${r.turns} turns)`;
+  $("envelope").replaceChildren(...r.envelope.map((c) => cardChip(c, "envelope")));
+  const body = $("hands").querySelector("tbody");
+  body.replaceChildren();
+  for (const [seat, cards] of Object.entries(r.hands)) {
+    const tr = node("tr");
+    tr.dataset.seat = seat;
+    tr.appendChild(node("td", seatLabel(seat)));
+    const td = node("td", "", "cards");
+    td.append(...cards.map((c) => cardChip(c)));
+    tr.appendChild(td);
+    body.appendChild(tr);
+  }
+}
+
+function appendLog(entries) {
+  if (!entries.length) return;
+  const log = $("log");
+  const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+  for (const line of entries) {
+    const li = node("li", line);
+    if (line.startsWith("turn ")) li.className = "turn";
+    else if (line.startsWith("game over")) li.className = "over";
+    log.appendChild(li);
+  }
+  if (atBottom) log.scrollTop = log.scrollHeight;
+}
+
+function renderInvites() {
+  const box = $("invites");
+  const list = $("invite-list");
+  list.replaceChildren();
+  box.hidden = !state.invites.length;
+  for (const { seat, url } of state.invites) {
+    const li = node("li", "", "invite");
+    li.appendChild(node("span", seat, "invite-seat"));
+    const input = node("input");
+    input.type = "text";
+    input.readOnly = true;
+    input.value = url;
+    input.dataset.seat = seat;
+    input.addEventListener("focus", () => input.select());
+    const copy = node("button", "Copy");
+    copy.type = "button";
+    copy.addEventListener("click", async () => {
+      input.select();
+      try {
+        await navigator.clipboard.writeText(url);
+      } catch {
+        document.execCommand("copy");
+      }
+      say(`Copied the link for ${seat}.`);
+    });
+    li.append(input, copy);
+    list.appendChild(li);
+  }
+}
+
+// ------------------------------------------------------------------ dialogs
+
+async function withDialog(open) {
+  if (state.dialogOpen) return;
+  state.dialogOpen = true;
+  let action = null;
+  try {
+    action = await open();
+  } finally {
+    state.dialogOpen = false;
+  }
+  if (action) await act(action); // its new view may open the next dialog
+}
+
+function maybePromptShow(view) {
+  const g = view.legal_groups || {};
+  if (!view.my_turn || !g.show || state.showPromptedAt === view.version || state.dialogOpen) return;
+  state.showPromptedAt = view.version;
+  withDialog(() => chooseCard(view, describeSuggestion));
+}
+
+// ------------------------------------------------------------------ start
+
+function wire() {
+  $("open-suggest").addEventListener("click", () => {
+    const v = state.view;
+    if (v && v.my_turn) withDialog(() => chooseSuggestion(v, cardName(myRoom(v))));
+  });
+  $("open-accuse").addEventListener("click", () => {
+    const v = state.view;
+    if (v && v.my_turn) withDialog(() => chooseAccusation(v));
+  });
+  $("open-show").addEventListener("click", () => {
+    const v = state.view;
+    if (v && v.my_turn) withDialog(() => chooseCard(v, describeSuggestion));
+  });
+  for (const button of $("actions").querySelectorAll("button[data-action]")) {
+    button.addEventListener("click", () => act(button.dataset.action));
+  }
+  $("toward-go").addEventListener("click", () => act($("toward-room").value));
+  $("new-game").addEventListener("click", () => {
+    forgetSeat();
+    state.seat = null;
+    state.view = null;
+    showSetup();
+  });
+}
+
+async function main() {
+  wire();
+  try {
+    [state.meta, state.boardData] = await Promise.all([getMeta(), getBoard()]);
+  } catch (err) {
+    $("status").textContent = `The server cannot be reached: ${err.message}`;
+    return;
+  }
+  buildForm();
+  const fromLink = readFragment();
+  if (fromLink) {
+    saveSeat(fromLink);
+    history.replaceState(null, "", location.pathname); // do not leave the token in the history
+  }
+  const entry = loadSeat();
+  if (entry) openSeat(entry);
+  else showSetup();
+  window.addEventListener("hashchange", () => {
+    const link = readFragment();
+    if (!link) return;
+    saveSeat(link);
+    history.replaceState(null, "", location.pathname);
+    openSeat(link);
+  });
+}
+
+main();

@@ -1,0 +1,500 @@
+"""The web API (SPEC "Scripts", play.py --web): every refusal of the server's security model,
+and R31 through the API: a seat's responses never depend on cards it cannot see."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import numpy as np
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+from fastapi.testclient import TestClient  # noqa: E402
+from test_leak import _deal_options, _redeal, _seen_by  # noqa: E402
+
+from agents import play_factory  # noqa: E402
+from clue_env.engine.events import Show, Suggest  # noqa: E402
+from clue_env.play.web.server import MAX_BODY, create_app  # noqa: E402
+from clue_env.play.web.store import GameStore  # noqa: E402
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def make_client(**kw):
+    kw.setdefault("agent_seed", 0)
+    store = GameStore(play_factory, agent_delay=kw.pop("agent_delay", 0.0), **kw)
+    return TestClient(create_app(play_factory, store=store)), store
+
+
+@pytest.fixture()
+def client():
+    c, _store = make_client()
+    return c
+
+
+def auth(token):
+    return {"Authorization": f"Bearer {token}"}
+
+
+def new_game(c, seats=("human", "random", "random", "random"), seed=5, **extra):
+    r = c.post("/api/games", json={"seats": list(seats), "seed": seed, **extra})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def view(c, game, token):
+    r = c.get(f"/api/games/{game}", headers=auth(token))
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def act(c, game, token, action, version):
+    return c.post(f"/api/games/{game}/actions", headers=auth(token), json={"action": action, "version": version})
+
+
+def snapshot(c, game, token):
+    v = view(c, game, token)
+    return json.dumps(v, sort_keys=True)
+
+
+# ---------------------------------------------------------------------- creating games
+def test_create_returns_201_with_unguessable_ids_and_one_token_per_human_seat(client):
+    g = new_game(client, seats=("human", "random", "human"))
+    assert set(g["tokens"]) == {"player_0", "player_2"}
+    assert len(g["game"]) >= 24 and all(len(t) >= 32 for t in g["tokens"].values())
+    assert len(set(g["tokens"].values())) == 2
+    others = {new_game(client)["game"] for _ in range(5)}
+    assert len(others | {g["game"]}) == 6
+    # invite links carry the token after '#', which a browser never sends to the server
+    for seat, link in g["links"].items():
+        assert link == f"/#game={g['game']}&token={g['tokens'][seat]}"
+
+
+def test_create_defaults_to_one_human_and_the_shipped_policy(client):
+    r = client.post("/api/games", json={})
+    assert r.status_code == 201
+    g = r.json()
+    v = view(client, g["game"], g["tokens"]["player_0"])
+    assert [s["player"] for s in v["seats"]] == ["human", "ppo", "ppo", "ppo"]
+
+
+@pytest.mark.parametrize(
+    "body, needle",
+    [
+        ({"seats": ["human", "ppo:/etc/passwd", "random"]}, "not offered"),
+        ({"seats": ["human", "random"]}, "3 to 6 players"),
+        ({"seats": ["random", "random", "random"]}, "at least one 'human'"),
+        ({"seats": "human,random,random"}, "seats must be a list"),
+        ({"seats": ["human", 5, "random"]}, "seats must be a list"),
+        ({"rules": "configs/rules/classic.yaml"}, "rules must be one of"),
+        ({"seed": -1}, "seed must be"),
+        ({"seed": "7"}, "seed must be"),
+        ({"seed": 2**70}, "seed must be"),
+        ({"players": 9}, "players must be"),
+        ({"players": 3, "seats": ["human", "random"]}, "players is 3"),
+        ({"colour": "red"}, "unknown field"),
+    ],
+)
+def test_create_refuses_bad_requests_with_400_naming_the_problem(client, body, needle):
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 400, r.text
+    assert needle in r.json()["error"]
+
+
+def test_games_in_memory_are_capped_and_idle_games_forgotten():
+    clock = Clock()
+    c, store = make_client(max_games=2, idle_timeout=60.0, clock=clock)
+    a = new_game(c)
+    new_game(c)
+    r = c.post("/api/games", json={"seats": ["human", "random", "random"]})
+    assert r.status_code == 503 and "limit" in r.json()["error"]
+    clock.t += 30
+    view(c, a["game"], a["tokens"]["player_0"])  # a is still in use
+    clock.t += 45  # the second game has been idle for 75 s, a for 45 s
+    assert c.post("/api/games", json={"seats": ["human", "random", "random"]}).status_code == 201
+    assert len(store) == 2
+    clock.t += 61
+    r = c.get(f"/api/games/{a['game']}", headers=auth(a["tokens"]["player_0"]))
+    assert r.status_code == 404
+
+
+# ---------------------------------------------------------------------- who may ask
+def test_401_without_a_token_403_with_a_token_of_another_game_404_for_an_unknown_game(client):
+    g, h = new_game(client), new_game(client)
+    gid, tok = g["game"], g["tokens"]["player_0"]
+    for headers in ({}, {"Authorization": ""}, {"Authorization": "Basic abc"}, {"Authorization": "Bearer "}):
+        r = client.get(f"/api/games/{gid}", headers=headers)
+        assert r.status_code == 401 and "token" in r.json()["error"]
+        r = client.post(f"/api/games/{gid}/actions", headers=headers, json={"action": "roll", "version": 0})
+        assert r.status_code == 401
+    for bad in (h["tokens"]["player_0"], "x" * 32, tok[:-1], tok + "A"):
+        assert client.get(f"/api/games/{gid}", headers=auth(bad)).status_code == 403
+        assert act(client, gid, bad, "roll", 0).status_code == 403
+    assert client.get("/api/games/nosuchgame", headers=auth(tok)).status_code == 404
+    assert act(client, "nosuchgame", tok, "roll", 0).status_code == 404
+    assert client.get(f"/api/games/{gid}", headers={"Authorization": "Bearer " + "a" * 5000}).status_code == 401
+
+
+def test_tokens_are_compared_in_constant_time_against_every_seat(client, monkeypatch):
+    import hmac
+
+    g = new_game(client, seats=("human", "human", "human"))
+    calls = []
+    real = hmac.compare_digest
+
+    def spy(a, b):
+        calls.append((a, b))
+        return real(a, b)
+
+    monkeypatch.setattr(hmac, "compare_digest", spy)
+    view(client, g["game"], g["tokens"]["player_0"])
+    assert len(calls) == 3  # every seat compared, also after the match
+
+
+# ---------------------------------------------------------------------- what may be played
+def test_409_for_another_seat_a_stale_version_an_illegal_action_and_a_finished_game(client):
+    g = new_game(client, seats=("human", "human", "random"), seed=2)
+    t0, t1 = g["tokens"]["player_0"], g["tokens"]["player_1"]
+    v0 = view(client, g["game"], t0)
+    assert v0["acting"] == "player_0" and v0["legal"]
+    before = snapshot(client, g["game"], t0), snapshot(client, g["game"], t1)
+    r = act(client, g["game"], t1, "roll", v0["version"])
+    assert r.status_code == 409 and "player_0" in r.json()["error"]
+    assert act(client, g["game"], t0, "roll", v0["version"] + 1).status_code == 409
+    r = act(client, g["game"], t0, "suggest plum rope", v0["version"])
+    assert r.status_code == 409 and "not legal" in r.json()["error"]
+    assert (snapshot(client, g["game"], t0), snapshot(client, g["game"], t1)) == before
+    r = act(client, g["game"], t0, v0["legal"][0], v0["version"])
+    assert r.status_code == 200 and r.json()["version"] == v0["version"] + 1
+    r = act(client, g["game"], t0, "roll", v0["version"])  # the view it was chosen from is stale now
+    assert r.status_code == 409
+
+
+def test_the_other_seats_legal_list_is_empty_and_their_cards_unseen(client):
+    g = new_game(client, seats=("human", "human", "random"), seed=2)
+    v1 = view(client, g["game"], g["tokens"]["player_1"])
+    assert v1["legal"] == [] and not v1["my_turn"] and v1["waiting_for"] == "player_0"
+    v0 = view(client, g["game"], g["tokens"]["player_0"])
+    assert not set(v0["hand"]) & set(v1["hand"])
+    assert "envelope" not in v0 and "result" not in v0 and "solution" not in v0["public"]
+
+
+def _accuse_wrongly(client, game, token):
+    """Play seat 0 into an accusation it makes (wrongly, most likely) and return the view."""
+    for _ in range(200):
+        v = view(client, game, token)
+        if v["over"] or not v["my_turn"]:
+            return v
+        accusations = v["legal_groups"].get("accuse")
+        if accusations:
+            return act(client, game, token, accusations[0], v["version"]).json()
+        pick = next(t for t in v["legal"] if not t.startswith("accuse"))
+        assert act(client, game, token, pick, v["version"]).status_code == 200
+    raise AssertionError("no accusation offered")
+
+
+def test_a_finished_game_refuses_actions_and_shows_the_envelope_and_every_hand(client):
+    g = new_game(client, seats=("human", "random", "random"), seed=4)
+    tok = g["tokens"]["player_0"]
+    _accuse_wrongly(client, g["game"], tok)  # classic: an eliminated seat still refutes (R29), the agents finish the game
+    for _ in range(500):
+        v = view(client, g["game"], tok)
+        if v["over"]:
+            break
+        if v["my_turn"]:
+            assert act(client, g["game"], tok, v["legal"][0], v["version"]).status_code == 200
+    assert v["over"] and v["acting"] is None and v["legal"] == []
+    assert len(v["envelope"]) == 3 and set(v["result"]["hands"]) == {"player_0", "player_1", "player_2"}
+    r = act(client, g["game"], tok, "roll", v["version"])
+    assert r.status_code == 409 and "over" in r.json()["error"]
+
+
+# ---------------------------------------------------------------------- malformed and hostile bodies
+@pytest.mark.parametrize(
+    "content, needle",
+    [
+        (b"{not json", "not valid JSON"),
+        (b"[1, 2]", "JSON object"),
+        (b'"roll"', "JSON object"),
+        (b"\xff\xfe", "not valid JSON"),
+        (b'{"action": 5, "version": 0}', "action's text form"),
+        (b'{"version": 0}', "action's text form"),
+        (b'{"action": "roll", "version": "0"}', "version must be"),
+        (b'{"action": "roll", "version": NaN}', "not valid JSON"),
+        (b'{"action": "fly to the moon", "version": 0}', "Accepted forms"),
+        (b'{"action": "move 99999999999999999999999,1", "version": 0}', "action text"),
+    ],
+)
+def test_400_for_a_malformed_body_or_action_text_and_nothing_changes(client, content, needle):
+    g = new_game(client)
+    tok = g["tokens"]["player_0"]
+    before = snapshot(client, g["game"], tok)
+    r = client.post(f"/api/games/{g['game']}/actions", headers={**auth(tok), "Content-Type": "application/json"}, content=content)
+    assert r.status_code == 400, r.text
+    assert needle in r.json()["error"]
+    assert snapshot(client, g["game"], tok) == before
+
+
+def test_413_for_a_body_over_4_KiB_even_without_a_content_length(client):
+    g = new_game(client)
+    tok = g["tokens"]["player_0"]
+    before = snapshot(client, g["game"], tok)
+    big = json.dumps({"action": "roll", "version": 0, "pad": "x" * MAX_BODY}).encode()
+    r = client.post(f"/api/games/{g['game']}/actions", headers=auth(tok), content=big)
+    assert r.status_code == 413
+    r = client.post(f"/api/games/{g['game']}/actions", headers=auth(tok), content=iter([b"{", b" " * MAX_BODY, b"}"]))
+    assert r.status_code == 413
+    assert client.post("/api/games", content=big).status_code == 413
+    assert snapshot(client, g["game"], tok) == before
+
+
+def test_origin_and_host_checks_and_no_cors(client):
+    g = new_game(client)
+    tok = g["tokens"]["player_0"]
+    v = view(client, g["game"], tok)
+    r = client.post(
+        f"/api/games/{g['game']}/actions",
+        headers={**auth(tok), "Origin": "http://evil.example"},
+        json={"action": v["legal"][0], "version": v["version"]},
+    )
+    assert r.status_code == 403 and "origin" in r.json()["error"]
+    assert client.post("/api/games", headers={"Origin": "http://evil.example"}, json={}).status_code == 403
+    assert client.get(f"/api/games/{g['game']}", headers={**auth(tok), "Host": "evil.example"}).status_code == 400
+    r = client.get(f"/api/games/{g['game']}", headers={**auth(tok), "Origin": "http://evil.example"})
+    assert "access-control-allow-origin" not in {k.lower() for k in r.headers}
+    assert r.headers["cache-control"] == "no-store"
+    same = client.post(
+        f"/api/games/{g['game']}/actions",
+        headers={**auth(tok), "Origin": "http://testserver"},
+        json={"action": v["legal"][0], "version": v["version"]},
+    )
+    assert same.status_code == 200
+
+
+def test_unknown_routes_and_methods_get_json_errors(client):
+    r = client.get("/api/nothing")
+    assert r.status_code == 404 and "error" in r.json()
+    r = client.delete("/api/games")
+    assert r.status_code == 405 and "error" in r.json()
+    assert client.get("/api/games/x/actions").status_code in (401, 404, 405)
+
+
+def test_tokens_never_reach_the_logs(client, caplog):
+    caplog.set_level(logging.DEBUG)
+    g = new_game(client, seats=("human", "human", "random"))
+    for tok in g["tokens"].values():
+        view(client, g["game"], tok)
+        client.get("/api/games/zzz", headers=auth(tok))
+    text = caplog.text
+    assert not any(tok in text for tok in g["tokens"].values())
+
+
+def test_hostile_requests_leave_other_games_playable(client):
+    g, other = new_game(client), new_game(client, seed=9)
+    tok = g["tokens"]["player_0"]
+    for content in (b"", b"\x00" * 100, b"{" * 3000, b'{"action": "' + b"A" * 4000 + b'"}', b'{"action": {"a": [[[[]]]]}}'):
+        r = client.post(f"/api/games/{g['game']}/actions", headers=auth(tok), content=content)
+        assert 400 <= r.status_code < 500
+    ot = other["tokens"]["player_0"]
+    v = view(client, other["game"], ot)
+    assert act(client, other["game"], ot, v["legal"][0], v["version"]).status_code == 200
+
+
+def test_api_fuzz_random_and_malformed_requests_get_4xx_and_change_nothing(client):
+    """Random bodies, actions, versions and headers: never a 5xx, and nothing changes unless a
+    legal action was played (reported: cases tried)."""
+    g = new_game(client)
+    gid, tok = g["game"], g["tokens"]["player_0"]
+    junk = [None, 1, -1, 1.5, True, "roll", "", [], {}, 2**80, "\u202e", {"action": "roll"}]
+    rng = np.random.default_rng(0)
+    words = [
+        "roll",
+        "end",
+        "move",
+        "enter",
+        "toward",
+        "suggest",
+        "show",
+        "accuse",
+        "hall",
+        "plum",
+        "rope",
+        "7,4",
+        "",
+        " ",
+        "\x00",
+    ]
+    cases = 0
+    for _ in range(300):
+        v = view(client, gid, tok)
+        before = json.dumps(v, sort_keys=True)
+        kind = rng.integers(5)
+        if kind == 0:
+            action = " ".join(rng.choice(words, size=rng.integers(1, 4)))
+            body = json.dumps({"action": action, "version": int(v["version"] + rng.integers(-1, 2))}).encode()
+        elif kind == 1:
+            body = bytes(rng.integers(0, 256, size=rng.integers(0, 64), dtype=np.uint8))
+        elif kind == 2:
+            body = json.dumps({"action": [1, 2], "version": None, "x": "y"}).encode()
+        elif kind == 3:
+            body = json.dumps({"action": str(rng.integers(-(2**62), 2**62)), "version": v["version"]}).encode()
+        else:
+            action, version = (junk[int(i)] for i in rng.integers(len(junk), size=2))
+            body = json.dumps({"action": action, "version": version}).encode()
+        headers = auth(tok) if rng.random() < 0.9 else {"Authorization": "Bearer " + "".join(rng.choice(list("abc"), 8))}
+        r = client.post(f"/api/games/{gid}/actions", headers=headers, content=body)
+        cases += 1
+        assert r.status_code < 500, r.text
+        if r.status_code == 200:
+            continue
+        assert "error" in r.json()
+        assert json.dumps(view(client, gid, tok), sort_keys=True) == before
+    print(f"API fuzz: {cases} requests")
+    assert cases == 300
+
+
+# ---------------------------------------------------------------------- R31 through the API
+LEAK_CASES = [
+    (3, 1, 0, "classic"),
+    (4, 2, 1, "classic"),
+    (5, 3, 4, "classic"),
+    (4, 10, 2, "edition2023"),
+    (2, 8, 0, "edition2023"),
+]
+
+
+def _drive(c, game, actions, viewer, rng_show, api=True):
+    """Replay ``actions`` (every seat is human here; a refuter in a suggestion the viewer does
+    not witness shows any legal card), through the API when ``api``, else straight into the
+    session. Returns the viewer's responses (JSON text without the game id) while the game is
+    not over and what it witnessed at each step (from the engine log, not the server's code), or
+    None when the replay stops being possible."""
+    from clue_env.engine.cards import CARDS
+
+    session = game.session
+    responses, seen = [], []
+
+    def record():
+        seen.append(_seen_by(session.game.log, viewer))
+        if api:
+            r = c.get(f"/api/games/{game.id}", headers=auth(game.tokens[viewer]))
+            assert r.status_code == 200
+            v = r.json()
+            v.pop("game")
+            responses.append(json.dumps(v, sort_keys=True))
+
+    record()
+    for text in actions:
+        g = session.game
+        if g.over:
+            return None
+        if text.startswith("show") and viewer not in (g.acting, g.current):
+            legal = list(g.refute_cards)
+            if not legal:
+                return None
+            text = "show " + CARDS[int(rng_show.choice(legal))]
+        seat = g.acting
+        if api:
+            if act(c, game.id, game.tokens[seat], text, session.version).status_code != 200:
+                return None
+        else:
+            try:
+                session.act(seat, text)
+            except ValueError:
+                return None
+        if not session.over:
+            record()
+    return responses, seen
+
+
+@pytest.mark.parametrize("n, seed, viewer, rules", LEAK_CASES)
+def test_R31_api_responses_unchanged_under_consistent_redeal(n, seed, viewer, rules):
+    c, store = make_client()
+    deal = _deal_options(store.create(["human"] * n, rules, seed).session.game)
+    base_game = store.create(["human"] * n, rules, seed, options=deal)  # the same chance as the replays
+    rng = np.random.default_rng(seed)
+    actions = []
+    s = base_game.session
+    while len(actions) < 150 and sum(isinstance(e, Suggest) for e in s.game.log) < 4 and not s.over:
+        seat = s.acting
+        legal = [t for t in s.legal(seat) if not t.startswith("accuse")] or list(s.legal(seat))
+        text = legal[int(rng.integers(len(legal)))]
+        actions.append(text)
+        s.act(seat, text)
+    assert any(isinstance(e, Show) for e in s.game.log)
+    game0 = s.game
+    base = _drive(c, store.create(["human"] * n, rules, seed, options=deal), actions, viewer, np.random.default_rng(0))
+    assert base is not None
+    base_responses, base_seen = base
+    accepted = 0
+    for t in range(300):
+        opts = _redeal(game0, viewer, np.random.default_rng(1000 + t))
+        if opts is None:
+            continue
+        # which re-deals are consistent with what the viewer saw: decided off the API, from the engine log
+        trial = store.create(["human"] * n, rules, seed, options=opts)
+        quick = _drive(c, trial, actions, viewer, np.random.default_rng(t), api=False)
+        store.drop(trial.id)
+        if quick is None or quick[1] != base_seen:
+            continue
+        game = store.create(["human"] * n, rules, seed, options=opts)
+        res = _drive(c, game, actions, viewer, np.random.default_rng(t))
+        store.drop(game.id)
+        assert res is not None and res[1] == base_seen
+        accepted += 1
+        for k, (a, b) in enumerate(zip(base_responses, res[0])):
+            assert a == b, f"response {k} to player_{viewer} depends on cards it cannot see"
+        if accepted >= 3:
+            break
+    assert accepted >= 2, f"only {accepted} consistent re-deals"
+
+
+def test_R31_api_leak_check_detects_a_leak(monkeypatch):
+    """The check above fails if a response carried a card shown between two other seats."""
+    from clue_env.play.web import server
+
+    original = server.seat_response
+
+    def leaky(game, seat, log_from=0):
+        out = original(game, seat, log_from)
+        out["debug"] = [str(ev) for ev in game.session.game.log if isinstance(ev, Show)]
+        return out
+
+    monkeypatch.setattr(server, "seat_response", leaky)
+    with pytest.raises(AssertionError, match="cannot see"):
+        test_R31_api_responses_unchanged_under_consistent_redeal(4, 2, 1, "classic")
+
+
+@pytest.mark.parametrize(
+    "seed, rules, seats", [(0, "classic", 4), (1, "edition2023", 4), (2, "classic", 6), (3, "edition2023", 2)]
+)
+def test_R31_api_views_with_agents_hold_only_the_seats_own_cards(seed, rules, seats):
+    """Whole games against agents through the API: before the end no response names the envelope
+    or another seat's hand; only the refuter is offered its matching cards."""
+    c, _ = make_client()
+    opp = "random" if seats > 2 else "notebook"
+    g = new_game(c, seats=["human"] + [opp] * (seats - 1), seed=seed, rules=rules)
+    tok = g["tokens"]["player_0"]
+    rng = np.random.default_rng(seed)
+    for _ in range(3000):
+        v = view(c, g["game"], tok)
+        if v["over"]:
+            break
+        assert "envelope" not in v and "result" not in v and v["public"].get("solution") is None
+        assert all("card" not in ev for ev in v["public"]["log"] if ev.get("type") == "show")
+        assert all(s["by"] != "player_0" for s in v["shown_to_me"])
+        shows = v["legal_groups"].get("show", [])
+        assert {t.split()[1] for t in shows} <= set(v["hand"])
+        if v["my_turn"]:
+            legal = [t for t in v["legal"] if not t.startswith("accuse")] or v["legal"]
+            assert act(c, g["game"], tok, legal[int(rng.integers(len(legal)))], v["version"]).status_code == 200
+    assert v["over"] and len(v["result"]["hands"]) == seats
