@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import os
 import secrets
 import sys
 
@@ -139,9 +140,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"play.py: error: {e}", file=sys.stderr)
         return 2
     ui = TerminalUI(session, notes=args.notes)
-    status = ui.run()
-    if session.over:
-        print(f"replay: python play.py --seats {','.join(seats)} --rules {args.rules} --seed {seed} --agent-seed {agent_seed}")
+    try:
+        status = ui.run()
+        if session.over:
+            replay = f"--seats {','.join(seats)} --rules {args.rules} --seed {seed} --agent-seed {agent_seed}"
+            print(f"replay: python play.py {replay}")
+            sys.stdout.flush()
+    except BrokenPipeError:  # the output's reader went away (e.g. `| head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     return status
 
 
