@@ -124,9 +124,9 @@ class Recording:
         return index
 
 
-def ui_for(session: GameSession, input_fn: Any, notes: str = "facts") -> tuple[TerminalUI, io.StringIO]:
+def ui_for(session: GameSession, input_fn: Any, notes: str = "facts", **kw: Any) -> tuple[TerminalUI, io.StringIO]:
     out = io.StringIO()
-    return TerminalUI(session, notes=notes, input_fn=input_fn, out=out), out
+    return TerminalUI(session, notes=notes, input_fn=input_fn, out=out, **kw), out
 
 
 # A fixed position (3 players, classic): player_0 (the human, Miss Scarlet) starts in the
@@ -207,7 +207,7 @@ def test_whole_game_to_the_end_in_process_then_the_same_lines_through_play_py():
     assert session.over and session.result()["winner"] == "player_0"
     text = out.getvalue()
     check_result(session, text)
-    assert ui.played[-1] == bot.accuse and bot.sent[-1] == "y"
+    assert ui.played[-1] == bot.accuse and bot.sent[-1] == bot.accuse  # typed off a tty: played as it stands
     assert "Miss Scarlet suggests" in text or "player_0 (Miss Scarlet) suggests" in text  # the bot got into a room
     # the same lines piped into play.py: the same game, the same transcript, exit status 0
     args = ["--seed", "3", "--agent-seed", "4", "--seats", "human,random,random"]
@@ -241,7 +241,7 @@ def test_subprocess_reads_actions_and_legal_then_exits_0_at_eof():
     assert lines[i : i + len(legal)] == legal and lines[i + len(legal)] == ">"
     assert "(end of input)" in proc.stdout and "envelope:" not in proc.stdout
     # end of input at the top prompt (nothing at all on standard input), in a menu, at the confirmation
-    for lines, last_prompt in (("", ">"), ("accuse\n", "suspect>"), ("accuse plum rope hall\n", "[y/N]")):
+    for lines, last_prompt in (("", ">"), ("accuse\n", "suspect>"), ("accuse\n6\n5\n8\n", "[y/N]")):
         proc = subprocess.run(PLAY + args, input=lines, capture_output=True, text=True, timeout=60, cwd=ROOT)
         assert proc.returncode == 0 and proc.stderr == ""
         assert proc.stdout.splitlines()[-3:] == [proc.stdout.splitlines()[-3], "(end of input)", "bye"]
@@ -333,7 +333,7 @@ def test_legal_prints_exactly_the_legal_texts():
         (["accuse"], "suspect> "),  # a menu
         (["2", "1"], "suspect> "),  # 2 = passage is played; at the next decision 1 = suggest
         (["accuse", "1", "2"], "room> "),
-        (["accuse plum candlestick hall"], "accuse "),  # the confirmation
+        (["accuse", "6", "1", "8"], "accuse "),  # the confirmation
         (TO_FIRST_REFUTE, "card to show> "),  # the refutation
         (TO_SECOND_REFUTE, "card to show [Enter = Rope]> "),
     ],
@@ -440,7 +440,7 @@ def test_accusation_asks_for_confirmation_n_cancels_y_plays():
         "8",
         "yes",
     ]
-    ui, out = ui_for(session, Script(lines))
+    ui, out = ui_for(session, Script(lines), confirm_typed=True)  # as at a terminal
     before = session.version
     assert ui.run() == 0
     text = out.getvalue()
@@ -453,20 +453,27 @@ def test_accusation_asks_for_confirmation_n_cancels_y_plays():
 
 def test_a_wrong_accusation_is_played_once_confirmed():
     session = scenario()
-    ui, out = ui_for(session, Script(["accuse white rope study", "y"]))
+    ui, out = ui_for(session, Script(["accuse white rope study", "y"]), confirm_typed=True)
     assert ui.run() == 0
     assert ui.played == ["accuse white rope study"] and session.game.eliminated[0]
 
 
-def test_piped_accusation_reads_the_next_line_as_its_confirmation():
-    # off a tty (stdin a pipe) the text form still asks, and the next line answers
+def test_piped_accusation_text_is_played_as_it_stands_menus_still_confirm():
+    # off a tty (stdin a pipe) an action's text form is accepted at any prompt (SPEC), accusations
+    # included; an accusation built from the menus still asks, and the next line answers
     args = ["--seed", "3", "--agent-seed", "4", "--seats", "human,random,random"]
     session = game_session()
     accuse = true_accusation(session)
-    proc = subprocess.run(PLAY + args, input=f"{accuse}\nroll\n", capture_output=True, text=True, timeout=60, cwd=ROOT)
-    assert proc.returncode == 0 and "not accused" in proc.stdout and "rolls" in proc.stdout
-    assert GAME_OVER not in proc.stdout
-    proc = subprocess.run(PLAY + args, input=f"{accuse}\ny\n", capture_output=True, text=True, timeout=60, cwd=ROOT)
+    proc = subprocess.run(PLAY + args, input=f"{accuse}\n", capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert proc.returncode == 0 and GAME_OVER in proc.stdout and "winner: player_0" in proc.stdout
+    assert "[y/N]" not in proc.stdout
+    _verb, s_, w, r = accuse.split()
+    menu = ["accuse", str(SUSPECTS.index(s_) + 1), str(WEAPONS.index(w) + 1), str(ROOMS.index(r) + 1)]
+    proc = subprocess.run(
+        PLAY + args, input="\n".join([*menu, "n", "roll"]) + "\n", capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
+    assert proc.returncode == 0 and "not accused" in proc.stdout and "rolls" in proc.stdout and GAME_OVER not in proc.stdout
+    proc = subprocess.run(PLAY + args, input="\n".join([*menu, "y"]) + "\n", capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert proc.returncode == 0 and GAME_OVER in proc.stdout and "winner: player_0" in proc.stdout
 
 

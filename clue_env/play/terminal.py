@@ -13,8 +13,9 @@ At every prompt a line may be
 * a command: ``legal`` (the legal text forms, one per line, nothing else on those lines),
   ``board``, ``hand``, ``notes``, ``log``, ``help``, ``quit``.
 
-An accusation is always confirmed (``y`` plays it, anything else cancels), also when typed as
-text with standard input not a terminal: the line after it is read as the answer. End of input
+An accusation is confirmed (``y`` plays it, anything else cancels) when built from the menus, and
+when typed as text at a terminal. Off a terminal (a script piping lines, SPEC "Scripts": "at any
+prompt it accepts an action's text form") a typed ``accuse S W R`` is played as it stands. End of input
 quits cleanly at any prompt. Refused input (unknown text, an illegal action, a bad number,
 control characters, over-long lines) prints why and changes nothing.
 
@@ -56,8 +57,8 @@ At any prompt, type one of:
   legal                     the legal actions' text forms, one per line
   board | hand | notes | log   the board, your cards, your notebook, everything so far in words
   help | quit
-An accusation is always confirmed with y (anything else cancels it), also when typed as text
-and read from a pipe: then the next line is the answer. When you must show a card, Enter alone
+An accusation is confirmed with y (anything else cancels it), except one typed as text and read
+from a pipe, which is played as it stands. When you must show a card, Enter alone
 shows the proposed one (a card this player has already seen from you).
 End of input (Ctrl-D) quits."""
 
@@ -73,6 +74,8 @@ class TerminalUI:
     is called with the prompt and returns one line (raising :class:`EOFError` at the end).
     ``tty``: whether a person sits at a terminal (default: standard input and ``out`` are ttys);
     off a tty every prompt is written on a line of its own before the line is read.
+    ``confirm_typed``: whether an accusation typed as text asks for confirmation too (default:
+    ``tty``; menu-built accusations always ask).
     """
 
     def __init__(
@@ -83,6 +86,7 @@ class TerminalUI:
         input_fn: InputFn | None = None,
         out: TextIO | None = None,
         tty: bool | None = None,
+        confirm_typed: bool | None = None,
     ) -> None:
         if notes not in MODES:
             raise ValueError(f"notes must be one of {', '.join(MODES)}, got {notes!r}")
@@ -92,6 +96,7 @@ class TerminalUI:
         if tty is None:
             tty = input_fn is None and _isatty(sys.stdin) and _isatty(self.out)
         self.tty = tty
+        self.confirm_typed = tty if confirm_typed is None else confirm_typed
         self.input_fn: InputFn = input_fn if input_fn is not None else self._default_input()
         #: refused lines so far (each printed a message and changed nothing)
         self.refusals = 0
@@ -342,7 +347,7 @@ class TerminalUI:
         except SessionError as e:
             self.refuse(str(e))
             return
-        if text.startswith("accuse ") and text in s.legal(seat):
+        if text.startswith("accuse ") and text in s.legal(seat) and self.confirm_typed:
             self._confirm(seat, text)
             return
         self._play(seat, text)
