@@ -10,7 +10,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -c constraints.txt -e ".[dev,train]"
+	$(BIN)/pip install -q -c constraints.txt -e ".[dev,train,play]"
 	touch $(STAMP)
 
 setup: $(STAMP)

@@ -207,6 +207,7 @@ function showSetup() {
   $("game").hidden = true;
   $("setup").hidden = false;
   $("new-game").hidden = true;
+  $("back-to-game").hidden = !loadSeat();
   $("status").textContent = "Choose the seats and start a game.";
 }
 
@@ -236,6 +237,7 @@ function stopPolling() {
 function schedulePoll() {
   stopPolling();
   const v = state.view;
+  if ($("game").hidden) return;
   if (v && !v.over && !v.my_turn) state.pollTimer = setTimeout(refresh, POLL_MS);
 }
 
@@ -522,11 +524,10 @@ function wire() {
     button.addEventListener("click", () => act(button.dataset.action));
   }
   $("toward-go").addEventListener("click", () => act($("toward-room").value));
-  $("new-game").addEventListener("click", () => {
-    forgetSeat();
-    state.seat = null;
-    state.view = null;
-    showSetup();
+  $("new-game").addEventListener("click", showSetup); // the game is kept until a new one starts
+  $("back-to-game").addEventListener("click", () => {
+    const entry = loadSeat();
+    if (entry) openSeat(entry);
   });
 }
 

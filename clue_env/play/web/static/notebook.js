@@ -47,7 +47,7 @@ export function renderNotebook(container, notes, names, whereLabel, playing = tr
       const tr = document.createElement("tr");
       tr.dataset.card = row.card;
       if (candidates.has(row.card)) tr.classList.add("candidate");
-      if (solved.has(row.card)) tr.classList.add("solved");
+      if (solved.has(row.card) || row.where === "envelope") tr.classList.add("solved");
       if (row.where) tr.classList.add("known");
       let where = row.where === null ? "?" : whereLabel(row.where);
       if (row.envelope_p !== null && row.envelope_p !== undefined && row.where === null) {

@@ -1,0 +1,395 @@
+"""The browser page, driven in a real browser (Playwright + Debian's ``chromium``).
+
+The server runs in-process on a free port (uvicorn in a thread, agents moving at once). Every
+game is created through the page's form and played by clicking only, as a person would: the
+roll button, a highlighted square or room, the suggestion dialog, the card to show, end turn.
+A screenshot of every open page is saved (and its path printed) when a test fails.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi", reason="the web server needs the 'play' extra: pip install -e '.[play]'")
+uvicorn = pytest.importorskip("uvicorn", reason="the web server needs the 'play' extra: pip install -e '.[play]'")
+sync_api = pytest.importorskip("playwright.sync_api", reason="browser tests need playwright: pip install -e '.[play]'")
+CHROMIUM = shutil.which("chromium")
+if CHROMIUM is None:
+    pytest.skip("browser tests need Debian's chromium on PATH (apt-get install chromium)", allow_module_level=True)
+
+import httpx  # noqa: E402
+
+import agents  # noqa: E402
+from clue_env.play.web.server import create_app  # noqa: E402
+
+Page = Any
+STEP_TIMEOUT_MS = 15_000
+AGENTS = "deduction"  # fast, and accuses as soon as it has solved the case: games end soon
+
+
+# ---------------------------------------------------------------------------------- fixtures
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def base_url() -> Iterator[str]:
+    port = _free_port()
+    config = uvicorn.Config(create_app(agents.play_factory, agent_delay=0.0), host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            if httpx.get(url + "/api/meta", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.05)
+    yield url
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def new_page(browser: Any, request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Callable[..., Page]]:
+    """``new_page(allow=())``: a page in a fresh browser context (its own sessionStorage); errors
+    in the page's scripts and console fail the test (but those containing a string of ``allow``);
+    on failure every page is saved as a screenshot."""
+    contexts: list[Any] = []
+    pages: list[Page] = []
+    errors: list[str] = []
+    failed_before = request.session.testsfailed
+
+    def make(allow: tuple[str, ...] = ()) -> Page:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.set_default_timeout(STEP_TIMEOUT_MS)
+
+        def on_console(message: Any) -> None:
+            if message.type == "error" and not any(a in message.text for a in allow):
+                errors.append(message.text)
+
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", on_console)
+        contexts.append(context)
+        pages.append(page)
+        return page
+
+    yield make
+    if request.session.testsfailed > failed_before:
+        for i, page in enumerate(pages):
+            path = tmp_path / f"failure_{i}.png"
+            try:
+                page.screenshot(path=str(path), full_page=True)
+                print(f"screenshot of page {i}: {path}")
+            except Exception as e:  # noqa: BLE001 - best effort
+                print(f"no screenshot of page {i}: {e}")
+    for context in contexts:
+        context.close()
+    assert not errors, f"errors in the page: {errors}"
+
+
+# ---------------------------------------------------------------------------------- helpers
+def create_game(page: Page, base_url: str, seats: list[str], seed: int, rules: str = "classic") -> None:
+    """Fill in and submit the new-game form; wait for the board."""
+    page.goto(base_url + "/")
+    page.wait_for_selector("#setup:not([hidden])")
+    page.select_option("#rules", rules)
+    page.fill("#players", str(len(seats)))
+    page.dispatch_event("#players", "change")
+    assert page.locator("#seat-list select").count() == len(seats)
+    for i, spec in enumerate(seats):
+        page.select_option(f"#seat-list select[data-seat='{i}']", spec)
+    page.fill("#seed", str(seed))
+    page.click("#create")
+    page.wait_for_selector("#game:not([hidden])[data-version]")
+
+
+def stored_seat(page: Page) -> dict[str, Any]:
+    return json.loads(page.evaluate("sessionStorage.getItem('clue_env.seat')"))
+
+
+def api_view(base_url: str, page: Page) -> dict[str, Any]:
+    """The view the page's seat gets from the API (to check what the page shows)."""
+    seat = stored_seat(page)
+    r = httpx.get(f"{base_url}/api/games/{seat['game']}", headers={"Authorization": f"Bearer {seat['token']}"})
+    r.raise_for_status()
+    return r.json()
+
+
+READY_JS = """() => {
+  const g = document.querySelector('#game');
+  if (!g || g.dataset.version === undefined) return null;
+  if (g.dataset.over === 'true') return 'over';
+  if (document.querySelector('#show-dialog[open]')) return 'show';
+  if (g.dataset.myTurn === 'true' && g.dataset.busy !== 'true' && !document.querySelector('dialog[open]')) return 'act';
+  return null;
+}"""
+
+
+def ready(page: Page) -> str | None:
+    return page.evaluate(READY_JS)
+
+
+def wait_ready(page: Page) -> str:
+    page.wait_for_function(READY_JS, timeout=STEP_TIMEOUT_MS)
+    return ready(page)
+
+
+def visible(page: Page, selector: str) -> bool:
+    loc = page.locator(selector)
+    return loc.count() > 0 and loc.first.is_visible()
+
+
+def click_step(page: Page) -> str:
+    """One decision by clicking, never accusing; which kind of click it was."""
+    state = ready(page)
+    assert state in ("act", "show"), state
+    version = page.get_attribute("#game", "data-version")
+    if state == "show":
+        checked = page.locator("#show-cards input:checked")
+        assert checked.count() == 1
+        page.click("#show-submit")
+        kind = "show"
+    elif visible(page, "#actions button[data-action='roll']"):
+        page.click("#actions button[data-action='roll']")
+        kind = "roll"
+    elif page.locator("#board [data-action^='enter ']").count():
+        page.locator("#board [data-action^='enter ']").first.click()
+        kind = "enter"
+    elif page.locator("#board [data-action^='move ']").count():
+        page.locator("#board [data-action^='move ']").first.click()
+        kind = "move"
+    elif visible(page, "#open-suggest"):
+        page.click("#open-suggest")
+        page.wait_for_selector("#suggest-dialog[open]")
+        page.click("#suggest-submit")
+        kind = "suggest"
+    elif visible(page, "#actions button[data-action='end']"):
+        page.click("#actions button[data-action='end']")
+        kind = "end"
+    elif visible(page, "#toward"):
+        page.click("#toward-go")
+        kind = "toward"
+    else:
+        raise AssertionError(f"nothing to click in phase {page.get_attribute('#game', 'data-phase')}")
+    page.wait_for_function(
+        "v => { const g = document.querySelector('#game'); return g.dataset.version !== v && g.dataset.busy !== 'true'; }",
+        arg=version,
+    )
+    return kind
+
+
+# ---------------------------------------------------------------------------------- tests
+def test_play_a_game_to_the_end_by_clicking(new_page: Callable[..., Page], base_url: str) -> None:
+    page = new_page()
+    seats = ["human", AGENTS, AGENTS, AGENTS]
+    create_game(page, base_url, seats, seed=7)
+    assert "token=" not in page.url and "#" not in page.url  # the fragment is not left in the address bar
+    assert page.locator("#seats li").count() == len(seats)
+    assert page.locator("#board .token").count() == 6
+    assert page.locator("#board .weapon").count() == 6
+    assert page.locator("#board .door").count() > 0 and page.locator("#board .passage").count() == 4
+    assert page.locator("#invites").is_hidden()  # no other human seat
+    kinds: dict[str, int] = {}
+    for _ in range(600):
+        state = wait_ready(page)
+        if state == "over":
+            break
+        if state == "show":  # the card already shown to this suggester is preselected
+            hint = api_view(base_url, page)["refute_hint"]
+            if hint:
+                assert page.locator("#show-cards input:checked").get_attribute("value") == hint
+        kind = click_step(page)
+        kinds[kind] = kinds.get(kind, 0) + 1
+    else:
+        raise AssertionError(f"the game did not end: {kinds}")
+    assert kinds.get("roll", 0) >= 1 and kinds.get("end", 0) >= 1, kinds
+    assert kinds.get("enter", 0) + kinds.get("move", 0) >= 1, kinds
+
+    view = api_view(base_url, page)
+    assert view["over"]
+    assert page.locator("#result").is_visible()
+    shown = page.locator("#envelope .card").evaluate_all("els => els.map(e => e.dataset.card)")
+    assert shown == view["envelope"]
+    assert page.get_attribute("#result-text", "data-winner") == (view["winner"] or "")
+    if view["winner"]:
+        winner = next(s for s in view["seats"] if s["seat"] == view["winner"])
+        assert "Winner" in page.inner_text("#result-text") and winner["name"] in page.inner_text("#result-text")
+        assert page.locator(f"#seats li[data-seat='{view['winner']}'] .badge.winner").is_visible()
+    rows = page.locator("#hands tbody tr")
+    assert rows.count() == len(seats)
+    for seat, cards in view["result"]["hands"].items():
+        row = page.locator(f"#hands tbody tr[data-seat='{seat}'] .card")
+        assert row.evaluate_all("els => els.map(e => e.dataset.card)") == cards
+    assert page.locator("#log li").count() == view["log_length"]
+    assert page.locator("#log li.over").count() == 1
+    assert not visible(page, "#actions button[data-action]")
+
+
+def test_edition2023_two_player_game(new_page: Callable[..., Page], base_url: str) -> None:
+    page = new_page()
+    create_game(page, base_url, ["human", AGENTS], seed=7, rules="edition2023")
+    view = api_view(base_url, page)
+    assert view["rules"] == "edition2023" and view["public"]["board_card_rooms"]
+    markers = page.locator("#board .board-card").evaluate_all("els => els.map(e => e.dataset.boardCard)")
+    assert sorted(markers) == sorted(view["public"]["board_card_rooms"])  # face-down cards in rooms
+    assert "Chef White" in page.inner_text("#notebook")  # the 2023 names
+    for _ in range(12):
+        state = wait_ready(page)
+        if state == "over":
+            break
+        if click_step(page) == "roll":
+            assert page.locator("#dice .die").count() == 2  # two dice in the 2023 edition
+    assert page.locator("#hand .card").evaluate_all("els => els.map(e => e.dataset.card)") == view["hand"]
+
+
+def test_two_human_seats_in_two_browser_contexts(new_page: Callable[..., Page], base_url: str) -> None:
+    first = new_page()
+    create_game(first, base_url, ["human", "human", AGENTS], seed=11)
+    invite = first.locator("#invite-list input[data-seat='player_1']")
+    assert invite.count() == 1 and first.locator("#invite-list input").count() == 1
+    link = invite.input_value()
+    assert link.startswith(base_url + "/#game=") and "&token=" in link and "?" not in link
+    assert stored_seat(first)["token"] not in link  # the creator's own token is not in the invite
+
+    second = new_page()
+    second.goto(link)
+    second.wait_for_selector("#game:not([hidden])[data-version]")
+    assert second.evaluate("location.hash") == ""  # the token is taken out of the address bar
+    assert first.get_attribute("#game", "data-seat") == "player_0"
+    assert second.get_attribute("#game", "data-seat") == "player_1"
+    assert second.locator("#invites").is_hidden()
+    second.reload()  # the seat is kept in this tab's sessionStorage
+    second.wait_for_selector("#game:not([hidden])[data-version]")
+    assert second.get_attribute("#game", "data-seat") == "player_1"
+
+    views = [api_view(base_url, first), api_view(base_url, second)]
+    hands = [p.locator("#hand .card").evaluate_all("els => els.map(e => e.dataset.card)") for p in (first, second)]
+    assert hands[0] == views[0]["hand"] and hands[1] == views[1]["hand"]
+    assert not set(hands[0]) & set(hands[1])
+    for page, other in ((first, hands[1]), (second, hands[0])):
+        # the other seat's cards appear nowhere on the page as "yours"
+        mine = page.locator("#notebook tr").evaluate_all(
+            "els => els.filter(e => e.children[1] && e.children[1].textContent === 'you').map(e => e.dataset.card)"
+        )
+        assert not set(mine) & set(other)
+
+    acted = {"player_0": 0, "player_1": 0}
+    turns_seen: set[str] = set()
+    deadline = time.monotonic() + 30
+    while min(acted.values()) < 4 and time.monotonic() < deadline:
+        states = {p: ready(p) for p in (first, second)}
+        if "over" in states.values():
+            break
+        page = next((p for p, s in states.items() if s in ("act", "show")), None)
+        if page is None:
+            time.sleep(0.05)  # the other page's poll will pick up the change
+            continue
+        other = second if page is first else first
+        assert ready(other) is None, "both seats may act at once"
+        click_step(page)
+        acted[page.get_attribute("#game", "data-seat")] += 1
+        turns_seen.add(page.get_attribute("#game", "data-version"))
+    assert min(acted.values()) >= 4, acted
+    for page, view in ((first, views[0]), (second, views[1])):
+        assert page.locator("#hand .card").evaluate_all("els => els.map(e => e.dataset.card)") == view["hand"]
+    # both logs end alike once both pages are up to date
+    for page in (first, second):
+        page.wait_for_function("() => document.querySelector('#game').dataset.busy !== 'true'")
+    assert first.locator("#log li.turn").count() >= 3
+
+
+def test_accusation_asks_for_confirmation(new_page: Callable[..., Page], base_url: str) -> None:
+    page = new_page()
+    create_game(page, base_url, ["human", AGENTS, AGENTS], seed=3)
+    assert wait_ready(page) == "act"
+    version = page.get_attribute("#game", "data-version")
+    log_lines = page.locator("#log li").count()
+
+    page.click("#open-accuse")
+    page.wait_for_selector("#accuse-dialog[open]")
+    assert page.locator("#accuse-choose").is_visible() and page.locator("#accuse-confirm").is_hidden()
+    page.select_option("#accuse-suspect", "plum")
+    page.select_option("#accuse-weapon", "rope")
+    page.select_option("#accuse-room", "study")
+    page.click("#accuse-next")
+    assert page.locator("#accuse-confirm").is_visible()
+    question = page.inner_text("#accuse-question")
+    assert "Professor Plum" in question and "Rope" in question and "Study" in question
+    page.click("#accuse-back")  # back to the choice, still nothing sent
+    assert page.locator("#accuse-choose").is_visible()
+    page.click("#accuse-next")
+    page.click("#accuse-confirm-cancel")
+    page.wait_for_selector("#accuse-dialog", state="hidden")
+    assert page.get_attribute("#game", "data-version") == version
+    assert page.locator("#log li").count() == log_lines
+    view = api_view(base_url, page)
+    assert str(view["version"]) == version and view["public"]["eliminated"] == [] and not view["over"]
+
+    # "New game" keeps this game until another starts: back to it unchanged
+    page.click("#new-game")
+    page.wait_for_selector("#setup:not([hidden])")
+    page.click("#back-to-game")
+    page.wait_for_selector(f"#game:not([hidden])[data-version='{version}'][data-my-turn='true']")
+
+    # Escape also cancels
+    page.click("#open-accuse")
+    page.wait_for_selector("#accuse-dialog[open]")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#accuse-dialog", state="hidden")
+    assert api_view(base_url, page)["version"] == view["version"]
+
+    # confirming sends the accusation
+    page.click("#open-accuse")
+    page.select_option("#accuse-suspect", "plum")
+    page.select_option("#accuse-weapon", "rope")
+    page.select_option("#accuse-room", "study")
+    page.click("#accuse-next")
+    page.click("#accuse-submit")
+    page.wait_for_function("v => document.querySelector('#game').dataset.version !== v", arg=version)
+    page.wait_for_function("() => [...document.querySelectorAll('#log li')].some(li => li.textContent.includes('accuse'))")
+    after = api_view(base_url, page)
+    assert after["over"] or "player_0" in after["public"]["eliminated"]
+
+
+def test_a_stale_view_is_refreshed_with_a_message(new_page: Callable[..., Page], base_url: str) -> None:
+    page = new_page(allow=("409 (Conflict)",))  # the browser logs the refused request
+    create_game(page, base_url, ["human", AGENTS, AGENTS], seed=5)
+    assert wait_ready(page) == "act" and page.get_attribute("#game", "data-phase") == "start"
+    seat = stored_seat(page)
+    # the same seat acts elsewhere (another tab): the page's view is now stale
+    r = httpx.post(
+        f"{base_url}/api/games/{seat['game']}/actions",
+        headers={"Authorization": f"Bearer {seat['token']}"},
+        json={"action": "roll", "version": int(page.get_attribute("#game", "data-version"))},
+    )
+    assert r.status_code == 200
+    page.click("#actions button[data-action='roll']")
+    page.wait_for_selector("#message.warn:not([hidden])")
+    assert "moved on" in page.inner_text("#message")
+    page.wait_for_selector("#game[data-phase='move']")
+    assert page.locator("#board [data-action^='move '], #board [data-action^='enter ']").count() > 0
