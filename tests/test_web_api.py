@@ -498,3 +498,20 @@ def test_R31_api_views_with_agents_hold_only_the_seats_own_cards(seed, rules, se
             legal = [t for t in v["legal"] if not t.startswith("accuse")] or v["legal"]
             assert act(c, g["game"], tok, legal[int(rng.integers(len(legal)))], v["version"]).status_code == 200
     assert v["over"] and len(v["result"]["hands"]) == seats
+
+
+def test_log_from_sends_only_the_new_entries_of_both_logs(client):
+    g = new_game(client, seed=3)
+    tok = g["tokens"]["player_0"]
+    for _ in range(6):
+        v = view(client, g["game"], tok)
+        legal = [t for t in v["legal"] if not t.startswith("accuse")]
+        act(client, g["game"], tok, legal[0], v["version"])
+    full = view(client, g["game"], tok)
+    assert full["log_start"] == 0 and len(full["log"]) == len(full["public"]["log"]) == full["log_length"] > 5
+    k = full["log_length"] - 3
+    part = client.get(f"/api/games/{g['game']}?log_from={k}", headers=auth(tok)).json()
+    assert part["log_start"] == k and part["log"] == full["log"][k:] and part["public"]["log"] == full["public"]["log"][k:]
+    for bad in ("-1", "x", "1e3", "9" * 20):
+        r = client.get(f"/api/games/{g['game']}?log_from={bad}", headers=auth(tok))
+        assert r.status_code == 400 and "log_from" in r.json()["error"]

@@ -9,6 +9,7 @@ A screenshot of every open page is saved (and its path printed) when a test fail
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
 import threading
@@ -22,6 +23,8 @@ pytest.importorskip("fastapi", reason="the web server needs the 'play' extra: pi
 uvicorn = pytest.importorskip("uvicorn", reason="the web server needs the 'play' extra: pip install -e '.[play]'")
 sync_api = pytest.importorskip("playwright.sync_api", reason="browser tests need playwright: pip install -e '.[play]'")
 CHROMIUM = shutil.which("chromium")
+if CHROMIUM is None and os.environ.get("CLUE_REQUIRE_BROWSER"):  # CI: a missing browser is a failure, not a skip
+    raise RuntimeError("CLUE_REQUIRE_BROWSER is set but chromium is not on PATH (apt-get install chromium)")
 if CHROMIUM is None:
     pytest.skip("browser tests need Debian's chromium on PATH (apt-get install chromium)", allow_module_level=True)
 

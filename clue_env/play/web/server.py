@@ -158,6 +158,8 @@ def seat_response(game: WebGame, seat: int, log_from: int = 0) -> dict[str, Any]
     words = session.log_words(seat)
     log_from = min(max(log_from, 0), len(words))
     cfg = session.game.cfg
+    public = session.public_state()
+    public["log"] = public["log"][log_from:]  # both logs have one entry per event: log_from applies to both
     out: dict[str, Any] = {
         "game": game.id,
         "seat": j["seat"],
@@ -173,7 +175,7 @@ def seat_response(game: WebGame, seat: int, log_from: int = 0) -> dict[str, Any]
         "legal": list(view.legal_text),
         "legal_groups": {k: list(v) for k, v in session.legal_groups(seat).items()},
         "hand": j["hand"],
-        "public": session.public_state(),
+        "public": public,
         "over": over,
         "rules": j["rules"],
         "num_players": j["num_players"],
