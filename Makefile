@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup run test lint bench train-bench random-games clean
+.PHONY: setup run test lint bench train-bench random-games play web clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m venv $(VENV)
@@ -22,6 +22,12 @@ test: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
+
+play: setup
+	$(BIN)/python play.py
+
+web: setup
+	$(BIN)/python play.py --web
 
 lint: setup
 	$(BIN)/ruff check .

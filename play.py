@@ -59,7 +59,7 @@ def build_seats(seats: str | None, players: int | None) -> list[str]:
     return specs
 
 
-def serve_web(host: str, port: int) -> int:
+def serve_web(host: str, port: int, agent_delay: float = 0.3) -> int:
     """``--web``: the server of :mod:`clue_env.play.web.server` (imported only here)."""
     if any(importlib.util.find_spec(m) is None for m in ("fastapi", "uvicorn")):
         print(WEB_EXTRA, file=sys.stderr)
@@ -72,7 +72,7 @@ def serve_web(host: str, port: int) -> int:
             return 2
         raise
     try:
-        server.serve(host=host, port=port, agent_factory=play_factory)
+        server.serve(host=host, port=port, agent_factory=play_factory, agent_delay=agent_delay)
     except KeyboardInterrupt:
         return 130
     return 0
@@ -88,13 +88,23 @@ def _port(text: str) -> int:
     return port
 
 
+def _delay(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 <= value <= 10:
+        raise argparse.ArgumentTypeError(f"the agent delay is 0-10 seconds, got {text}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
         description="Play Clue against the agents in the terminal (or in a browser with --web).",
         epilog="At the prompt: an action's text form (roll, move R,C, enter ROOM, suggest SUSPECT WEAPON, "
         "show CARD, accuse SUSPECT WEAPON ROOM, end, ...), a menu number, or legal, board, hand, notes, "
-        "log, help, quit. Accusations are confirmed with y, also when read from a pipe (the next line is "
-        "the answer). End of input quits (exit status 0).",
+        "log, help, quit. Accusations are confirmed with y, except one typed as text and read from a pipe, "
+        "which is played as it stands. End of input quits (exit status 0).",
     )
     ap.add_argument(
         "--seats",
@@ -119,9 +129,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--web", action="store_true", help="serve the game in a browser instead (needs the play extra)")
     ap.add_argument("--host", default="127.0.0.1", help="--web: address to bind (default 127.0.0.1)")
     ap.add_argument("--port", type=_port, default=8000, help="--web: port (default 8000)")
+    ap.add_argument(
+        "--agent-delay",
+        type=_delay,
+        default=0.3,
+        help="--web: seconds between two agent decisions, so that their moves can be followed (default 0.3; 0: at once)",
+    )
     args = ap.parse_args(argv)
     if args.web:
-        return serve_web(args.host, args.port)
+        return serve_web(args.host, args.port, args.agent_delay)
     try:
         seats = build_seats(args.seats, args.players)
     except ValueError as e:

@@ -291,7 +291,12 @@ def test_web_flag_calls_serve_lazily_or_names_the_extra(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "clue_env.play.web.server", fake)
     monkeypatch.setattr(play.importlib.util, "find_spec", lambda name: object())
     assert play.main(["--web", "--port", "8123"]) == 0
-    assert calls == [{"host": "127.0.0.1", "port": 8123, "agent_factory": agents.play_factory}]
+    assert calls == [{"host": "127.0.0.1", "port": 8123, "agent_factory": agents.play_factory, "agent_delay": 0.3}]
+    assert play.main(["--web", "--agent-delay", "0"]) == 0 and calls[-1]["agent_delay"] == 0.0
+    for bad in ("-1", "x", "nan", "99"):
+        with pytest.raises(SystemExit) as exc:
+            play.main(["--web", "--agent-delay", bad])
+        assert exc.value.code == 2
     monkeypatch.setattr(play.importlib.util, "find_spec", lambda name: None if name == "uvicorn" else object())
     assert play.main(["--web"]) == 2
     assert "the web front end needs the play extra: pip install -e '.[play]'" in capsys.readouterr().err
