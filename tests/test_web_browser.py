@@ -36,6 +36,7 @@ from clue_env.play.web.server import create_app  # noqa: E402
 Page = Any
 STEP_TIMEOUT_MS = 15_000
 AGENTS = "deduction"  # fast, and accuses as soon as it has solved the case: games end soon
+SHIPPED = "ppo"  # the shipped policy
 
 
 # ---------------------------------------------------------------------------------- fixtures
@@ -207,9 +208,9 @@ def click_step(page: Page) -> str:
 
 
 # ---------------------------------------------------------------------------------- tests
-def test_play_a_game_to_the_end_by_clicking(new_page: Callable[..., Page], base_url: str) -> None:
+def test_play_a_game_to_the_end_by_clicking_against_the_shipped_policy(new_page: Callable[..., Page], base_url: str) -> None:
     page = new_page()
-    seats = ["human", AGENTS, AGENTS, AGENTS]
+    seats = ["human", SHIPPED, SHIPPED, SHIPPED]
     create_game(page, base_url, seats, seed=7)
     assert "token=" not in page.url and "#" not in page.url  # the fragment is not left in the address bar
     assert page.locator("#seats li").count() == len(seats)
@@ -270,9 +271,9 @@ def test_edition2023_two_player_game(new_page: Callable[..., Page], base_url: st
     assert page.locator("#hand .card").evaluate_all("els => els.map(e => e.dataset.card)") == view["hand"]
 
 
-def test_two_human_seats_in_two_browser_contexts(new_page: Callable[..., Page], base_url: str) -> None:
+def test_two_human_seats_in_two_browser_contexts_play_to_the_end(new_page: Callable[..., Page], base_url: str) -> None:
     first = new_page()
-    create_game(first, base_url, ["human", "human", AGENTS], seed=11)
+    create_game(first, base_url, ["human", "human", SHIPPED, SHIPPED], seed=11)
     invite = first.locator("#invite-list input[data-seat='player_1']")
     assert invite.count() == 1 and first.locator("#invite-list input").count() == 1
     link = invite.input_value()
@@ -303,8 +304,8 @@ def test_two_human_seats_in_two_browser_contexts(new_page: Callable[..., Page], 
 
     acted = {"player_0": 0, "player_1": 0}
     turns_seen: set[str] = set()
-    deadline = time.monotonic() + 30
-    while min(acted.values()) < 4 and time.monotonic() < deadline:
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
         states = {p: ready(p) for p in (first, second)}
         if "over" in states.values():
             break
@@ -317,7 +318,15 @@ def test_two_human_seats_in_two_browser_contexts(new_page: Callable[..., Page], 
         click_step(page)
         acted[page.get_attribute("#game", "data-seat")] += 1
         turns_seen.add(page.get_attribute("#game", "data-version"))
+    else:
+        raise AssertionError(f"the game did not end: {acted}")
     assert min(acted.values()) >= 4, acted
+    for page in (first, second):  # both pages show the end: the envelope and every hand
+        page.wait_for_selector("#result:not([hidden])")
+        view = api_view(base_url, page)
+        assert view["over"]
+        assert page.locator("#envelope .card").evaluate_all("els => els.map(e => e.dataset.card)") == view["envelope"]
+        assert page.locator("#hands tbody tr").count() == 4
     for page, view in ((first, views[0]), (second, views[1])):
         assert page.locator("#hand .card").evaluate_all("els => els.map(e => e.dataset.card)") == view["hand"]
     # both logs end alike once both pages are up to date
