@@ -217,16 +217,26 @@ def test_whole_game_to_the_end_in_process_then_the_same_lines_through_play_py():
     assert "replay: python play.py --seats human,random,random --rules classic --seed 3 --agent-seed 4" in proc.stdout
 
 
-def test_whole_game_against_ppo_truncated_with_deduce_notes():
+def test_whole_game_to_the_end_against_the_shipped_policy_with_deduce_notes():
+    session = GameSession(["human", "ppo", "ppo", "ppo"], agent_factory=agents.play_factory, seed=7, agent_seed=8)
+    out = io.StringIO()
+    ui = TerminalUI(session, input_fn=Bot(out, seed=1), out=out, notes="deduce")
+    assert ui.run() == 0 and session.over and not session.game.truncated
+    text = out.getvalue()
+    check_result(session, text)
+    assert "notebook (deduce):" in text and "%" in text
+    assert session.result()["winner"] in ("player_1", "player_2", "player_3")
+
+
+def test_a_truncated_game_ends_cleanly():
     session = GameSession(
         ["human", "ppo", "ppo"], agent_factory=agents.play_factory, seed=7, agent_seed=8, env_kwargs={"max_turns": 9}
     )
     out = io.StringIO()
-    ui = TerminalUI(session, input_fn=Bot(out, seed=1), out=out, notes="deduce")
-    assert ui.run() == 0 and session.over
-    text = out.getvalue()
-    check_result(session, text)
-    assert "notebook (deduce):" in text and "%" in text
+    ui = TerminalUI(session, input_fn=Bot(out, seed=1), out=out)
+    assert ui.run() == 0 and session.over and session.game.truncated
+    check_result(session, out.getvalue())
+    assert "turn limit" in out.getvalue()
 
 
 def test_subprocess_reads_actions_and_legal_then_exits_0_at_eof():
