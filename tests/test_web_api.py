@@ -517,3 +517,21 @@ def test_log_from_sends_only_the_new_entries_of_both_logs(client):
     for bad in ("-1", "x", "1e3", "9" * 20):
         r = client.get(f"/api/games/{g['game']}?log_from={bad}", headers=auth(tok))
         assert r.status_code == 400 and "log_from" in r.json()["error"]
+
+
+def test_agents_move_one_decision_per_agent_delay_so_a_page_sees_them_one_by_one():
+    clock = Clock()
+    c, store = make_client(agent_delay=0.3, clock=clock)
+    g = new_game(c, seats=("random", "human", "random"), seed=1)  # an agent opens the game
+    tok = g["tokens"]["player_1"]
+    seen = []
+    for _ in range(40):
+        v = view(c, g["game"], tok)
+        seen.append(v["version"])
+        if v["my_turn"]:
+            break
+        assert view(c, g["game"], tok)["version"] == v["version"]  # no time passed: no move
+        clock.t += 0.31
+    steps = [b - a for a, b in zip(seen, seen[1:])]
+    assert steps and all(s == 1 for s in steps), seen  # one agent decision per poll, none skipped
+    assert v["my_turn"] and len(seen) > 2
