@@ -80,7 +80,7 @@ class Notebook:
                     continue
                 mark = "X" if r.where not in (None, "envelope") else ("!" if r.where == "envelope" else " ")
                 p = f"{100 * r.envelope_p:5.1f}%  " if r.envelope_p is not None else ""
-                out.append(f"  [{mark}] {name(r.card):<18} {p}{r.how}")
+                out.append(f"  [{mark}] {name(r.card):<18} {p}{r.how}".rstrip())
             del k
         if self.solved:
             out.append("solved: " + ", ".join(name(c) for c in self.solved))
