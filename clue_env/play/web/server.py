@@ -426,7 +426,7 @@ def serve(
         print(f"warning: serving on {host}: anyone who can reach this address can create games", flush=True)
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     print(f"clue_env: open http://{shown}:{port}/ in a browser (Ctrl-C stops)", flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)  # no request lines in any log
 
 
 __all__ = ["MAX_BODY", "board_data", "create_app", "seat_response", "serve"]
