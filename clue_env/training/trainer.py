@@ -259,6 +259,7 @@ class Trainer:
                 "timesteps": timesteps,
                 "phase": phase,
                 "opponent": opp,
+                "num_players": ev.num_players,
                 "games": r["games"],
                 "win_rate": r["win_rate"],
                 "ci95": r["ci95"],
@@ -269,7 +270,7 @@ class Trainer:
             self.writer.add_scalar(f"eval/wrong_accusation_rate_vs_{opp}", row["wrong_accusation_rate"], timesteps)
             lo, hi = row["ci95"]
             self._log(
-                f"eval @ {timesteps} ({phase}) vs 3 {opp}: {row['win_rate']:.1%} [{lo:.1%}, {hi:.1%}], "
+                f"eval @ {timesteps} ({phase}) vs {ev.num_players - 1} {opp}: {row['win_rate']:.1%} [{lo:.1%}, {hi:.1%}], "
                 f"wrong accusations {row['wrong_accusation_rate']:.1%}"
             )
         self.writer.flush()
@@ -453,15 +454,16 @@ def plot_curve(rows: list[dict[str, Any]], path: str, title: str) -> None:
     import matplotlib.pyplot as plt
 
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    players = int(rows[0].get("num_players", 4)) if rows else 4
     for opp in dict.fromkeys(r["opponent"] for r in rows):
         rs = [r for r in rows if r["opponent"] == opp]
         x = [r["timesteps"] for r in rs]
         y = [r["win_rate"] for r in rs]
         lo = [r["win_rate"] - r["ci95"][0] for r in rs]
         hi = [r["ci95"][1] - r["win_rate"] for r in rs]
-        ax.errorbar(x, y, yerr=[lo, hi], marker="o", capsize=3, label=f"vs 3 {opp}")
-        ax2.plot(x, [r["wrong_accusation_rate"] for r in rs], marker="o", label=f"vs 3 {opp}")
-    ax.axhline(0.25, color="grey", linestyle="--", linewidth=1, label="fair share (4 players)")
+        ax.errorbar(x, y, yerr=[lo, hi], marker="o", capsize=3, label=f"vs {players - 1} {opp}")
+        ax2.plot(x, [r["wrong_accusation_rate"] for r in rs], marker="o", label=f"vs {players - 1} {opp}")
+    ax.axhline(1 / players, color="grey", linestyle="--", linewidth=1, label=f"fair share ({players} players)")
     ax.set_ylim(0, 1)
     ax.set_xlabel("PPO timesteps (0 = before PPO)")
     ax.set_ylabel("win rate")
