@@ -6,7 +6,7 @@
 
 ``human`` marks the seats played at this terminal (several: hot seat); the other seats are
 agent specs (see ``evaluate.py``). Default: you in ``player_0`` against the shipped policy
-``ppo``, or ``deduction`` in a two-player game.
+``ppo`` (``models/clue_ppo.pt``; in a two-player game ``models/clue_ppo_2p.pt``).
 """
 
 from __future__ import annotations
@@ -27,15 +27,13 @@ from clue_env.play.notes import MODES
 from clue_env.play.terminal import TerminalUI
 
 DEFAULT_PLAYERS = 4
-#: the default opponent: the shipped policy, trained for 3-6 players ...
+#: the default opponent: the shipped policy (models/clue_ppo.pt; models/clue_ppo_2p.pt with 2 players)
 DEFAULT_OPPONENT = "ppo"
-#: ... which stalls in two-player games, where the deduction agent plays instead
-DEFAULT_OPPONENT_2P = "deduction"
 WEB_EXTRA = "the web front end needs the play extra: pip install -e '.[play]'"
 
 
 def default_opponent(players: int) -> str:
-    return DEFAULT_OPPONENT_2P if players == 2 else DEFAULT_OPPONENT
+    return DEFAULT_OPPONENT
 
 
 def build_seats(seats: str | None, players: int | None) -> list[str]:
@@ -111,8 +109,7 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="comma-separated specs, one per seat: 'human' for a person at this terminal (several: hot seat), "
         f"else an agent spec as in evaluate.py; missing seats get the default opponent (default: human, then "
-        f"'{DEFAULT_OPPONENT}', the shipped policy; with 2 players '{DEFAULT_OPPONENT_2P}', because the shipped "
-        "policy was trained for 3-6 players and stalls in 2-player games)",
+        f"'{DEFAULT_OPPONENT}', the shipped policy, which has its own policy file for the 2-player game)",
     )
     ap.add_argument(
         "--players", type=int, default=None, help=f"number of players, 2-6 (default: {DEFAULT_PLAYERS}, or as --seats)"

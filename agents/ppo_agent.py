@@ -1,4 +1,5 @@
-"""``ppo:PATH``: a trained policy (``ppo`` alone: the policy shipped in ``models/``).
+"""``ppo:PATH``: a trained policy (``ppo`` alone: the policy shipped in ``models/``:
+``clue_ppo.pt`` for 3-6 players, ``clue_ppo_2p.pt`` for the two-player game).
 
 The agent keeps its seat's policy features (:class:`clue_env.training.features.SeatFeatures`)
 from the observation and ``info["seat_view"].events`` it is handed, exactly as in training, and plays the
@@ -16,8 +17,17 @@ import numpy as np
 from . import register_agent
 from .base import Agent
 
-#: the policy shipped with the project
-SHIPPED_POLICY = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models", "clue_ppo.pt")
+#: the policies shipped with the project
+MODELS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models")
+#: the shipped policy for 3-6 players (trained on classic; configs/train/shipped.yaml + finetune.yaml)
+SHIPPED_POLICY = os.path.join(MODELS, "clue_ppo.pt")
+#: the shipped policy for the two-player game (trained on 2023 rules, R30; configs/train/two_player.yaml)
+SHIPPED_POLICY_2P = os.path.join(MODELS, "clue_ppo_2p.pt")
+
+
+def shipped_policy(num_players: int) -> str:
+    """The policy file ``ppo`` (no path) plays with ``num_players`` players."""
+    return SHIPPED_POLICY_2P if num_players == 2 else SHIPPED_POLICY
 
 _NETS: dict[str, Any] = {}
 
@@ -48,7 +58,7 @@ class PPOAgent(Agent):
 
         self._torch = torch
         torch.set_num_threads(1)  # batch-1 inference: one thread is fastest and leaves the other core free
-        self.path = path or SHIPPED_POLICY
+        self.path = path or shipped_policy(num_players)
         self.net = net if net is not None else _net(self.path)
         self.features = SeatFeatures(seat, num_players)
         self._size = POLICY_LAYOUT.size

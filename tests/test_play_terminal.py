@@ -279,15 +279,15 @@ def test_seats_and_players():
     import play
 
     assert play.build_seats(None, None) == ["human", "ppo", "ppo", "ppo"]
-    assert play.build_seats(None, 2) == ["human", "deduction"]  # the shipped policy stalls with 2 players
+    assert play.build_seats(None, 2) == ["human", "ppo"]  # the shipped 2-player policy
     assert play.build_seats(None, 3) == ["human", "ppo", "ppo"]
     assert play.build_seats("human,random", 4) == ["human", "random", "ppo", "ppo"]
     assert play.build_seats("random,human", None) == ["random", "human"]
-    assert play.build_seats("human", 2) == ["human", "deduction"]
+    assert play.build_seats("human", 2) == ["human", "ppo"]
     with pytest.raises(ValueError, match="empty spec"):
         play.build_seats("human,,random", None)
     help_text = subprocess.run(PLAY + ["--help"], capture_output=True, text=True, timeout=60, cwd=ROOT).stdout
-    assert "trained for 3-6 players" in " ".join(help_text.split())
+    assert "own policy file for the 2-player game" in " ".join(help_text.split())
 
 
 def test_web_flag_calls_serve_lazily_or_names_the_extra(monkeypatch, capsys):

@@ -322,8 +322,7 @@ def create_app(
         seats = body.get("seats")
         if seats is None:
             n = players or 4
-            opponent = default_opponent if n > 2 else "deduction"
-            seats = [HUMAN] + [opponent] * (n - 1)
+            seats = [HUMAN] + [default_opponent] * (n - 1)
         if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
             raise ApiError(400, 'seats must be a list of agent specs, such as ["human", "ppo", "deduction"]')
         if players is not None and len(seats) != players:
