@@ -29,6 +29,7 @@ def shipped_policy(num_players: int) -> str:
     """The policy file ``ppo`` (no path) plays with ``num_players`` players."""
     return SHIPPED_POLICY_2P if num_players == 2 else SHIPPED_POLICY
 
+
 _NETS: dict[str, Any] = {}
 
 
