@@ -77,12 +77,12 @@ class Event:
         return self
 
     def to_json(self, game: Game) -> dict[str, Any]:
-        """The public JSON form."""
-        raise NotImplementedError
+        """The public JSON form (every event type defines it)."""
+        raise NotImplementedError(f"{type(self).__name__} does not define to_json")
 
     def wording(self, game: Game) -> str:
-        """The public wording, in the ruleset's display names."""
-        raise NotImplementedError
+        """The public wording, in the ruleset's display names (every event type defines it)."""
+        raise NotImplementedError(f"{type(self).__name__} does not define wording")
 
     def __eq__(self, other: object) -> bool:
         return type(self) is type(other) and tuple.__eq__(self, other)  # type: ignore[operator]

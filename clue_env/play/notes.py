@@ -73,7 +73,7 @@ class Notebook:
             return names.get(c, c)
 
         out: list[str] = []
-        for k, title in enumerate(KIND_NAMES):
+        for title in KIND_NAMES:
             out.append(f"{title}:")
             for r in self.rows:
                 if r.kind != title:
@@ -81,7 +81,6 @@ class Notebook:
                 mark = "X" if r.where not in (None, "envelope") else ("!" if r.where == "envelope" else " ")
                 p = f"{100 * r.envelope_p:5.1f}%  " if r.envelope_p is not None else ""
                 out.append(f"  [{mark}] {name(r.card):<18} {p}{r.how}".rstrip())
-            del k
         if self.solved:
             out.append("solved: " + ", ".join(name(c) for c in self.solved))
         elif self.exact is not None:

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from ..engine.cards import CARDS, ROOM_BASE, WEAPON_BASE
+from ..engine.cards import CARDS, ROOM_BASE, SUSPECTS, WEAPON_BASE
 from ..engine.config import RulesConfig
 from ..engine.errors import ClueError
 from ..engine.events import Event
@@ -133,6 +133,7 @@ class GameSession:
         self.decision_seconds: list[float] = []
         self._looked: dict[int, int] = dict.fromkeys(self.humans, 0)
         self._notebooks: dict[tuple[int, str], Notebook] = {}
+        self._views: dict[int, tuple[int, SeatView]] = {}
 
     # ------------------------------------------------------------------ state
     @property
@@ -167,12 +168,16 @@ class GameSession:
 
     def seat_label(self, seat: int) -> str:
         """``player_1 (Colonel Mustard, ppo)``."""
-        who = self.game.cfg.display(_suspect_id(self.game.seat_suspect[seat]))
+        who = self.game.cfg.display(SUSPECTS[self.game.seat_suspect[seat]])
         return f"{self.agent_name(seat)} ({who}, {'you' if seat in self._looked else self.specs[seat]})"
 
     # ------------------------------------------------------------------ per-seat views (R31)
     def view(self, seat: int) -> SeatView:
-        return self.env.seat_view(self.agent_name(seat))
+        """The seat's view now (built once per seat and version: the game changes only in :meth:`_step`)."""
+        cached = self._views.get(seat)
+        if cached is None or cached[0] != self.version:
+            cached = self._views[seat] = (self.version, self.env.seat_view(self.agent_name(seat)))
+        return cached[1]
 
     def legal(self, seat: int) -> tuple[str, ...]:
         """Text forms of the seat's legal actions (empty unless it must act now)."""
@@ -319,10 +324,6 @@ class GameSession:
             "text": result_text(g),
             "turns": g.turn,
         }
-
-
-def _suspect_id(suspect: int) -> str:
-    return CARDS[suspect]
 
 
 __all__ = [

@@ -110,7 +110,7 @@ def _worker(remote: Any, parent_remote: Any, fns: CloudpickleWrapper) -> None:
                 remote.close()
                 break
             else:
-                raise NotImplementedError(f"unknown command {cmd!r}")
+                raise RuntimeError(f"worker protocol error: unknown command {cmd!r}")
             remote.send(("ok", out))
         except Exception:  # noqa: BLE001 - reported to the parent, which raises it
             remote.send(("error", traceback.format_exc()))

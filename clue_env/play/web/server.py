@@ -155,8 +155,8 @@ def seat_response(game: WebGame, seat: int, log_from: int = 0) -> dict[str, Any]
     view = session.view(seat)
     j = view.to_json(events=False)
     over = session.over
-    words = session.log_words(seat)
-    log_from = min(max(log_from, 0), len(words))
+    events = view.events
+    log_from = min(max(log_from, 0), len(events))
     cfg = session.game.cfg
     public = session.public_state()
     public["log"] = public["log"][log_from:]  # both logs have one entry per event: log_from applies to both
@@ -199,8 +199,8 @@ def seat_response(game: WebGame, seat: int, log_from: int = 0) -> dict[str, Any]
         "peeked": j["peeked"],
         "refute_hint": session.refute_hint(seat),
         "log_start": log_from,
-        "log": words[log_from:],
-        "log_length": len(words),
+        "log": session.words(events[log_from:]),  # only the entries sent are worded
+        "log_length": len(events),
         "notes": session.notes(seat, "facts").to_json(),
     }
     if over:
@@ -289,18 +289,21 @@ def create_app(
             raise ApiError(400, f"log_from must be a non-negative integer, got {raw[:40]!r}")
         return int(raw)
 
+    rulesets = {r: load_rules(r) for r in RULESETS}
+    meta_data = {  # what the new-game form offers: the same for every request
+        "agents": [s for s in store.allowed_specs if s != HUMAN],
+        "rules": list(RULESETS),
+        "players": {r: list(PLAYERS[r]) for r in RULESETS},
+        "default_opponent": default_opponent,
+        "suspects": list(SUSPECTS),
+        "weapons": list(WEAPONS),
+        "rooms": list(ROOMS),
+        "names": {r: {c: cfg.display(c) for c in CARDS} for r, cfg in rulesets.items()},
+    }
+
     @app.get("/api/meta")
     async def meta() -> dict[str, Any]:
-        return {
-            "agents": [s for s in store.allowed_specs if s != HUMAN],
-            "rules": list(RULESETS),
-            "players": {r: list(PLAYERS[r]) for r in RULESETS},
-            "default_opponent": default_opponent,
-            "suspects": list(SUSPECTS),
-            "weapons": list(WEAPONS),
-            "rooms": list(ROOMS),
-            "names": {r: {c: load_rules(r).display(c) for c in CARDS} for r in RULESETS},
-        }
+        return meta_data
 
     @app.get("/api/board")
     async def get_board() -> dict[str, Any]:
