@@ -1,74 +1,62 @@
 """Play a tournament and report win rates with 95% confidence intervals (SPEC "Scripts").
 
     python evaluate.py --seats SPEC,SPEC,... --games N [--seed S] [--rules classic] [--json PATH]
-                       [--chart PATH] [--workers W]
+                       [--chart PATH] [--workers W] [--control SPEC]
+    python evaluate.py --league SPEC,SPEC,... [--players P] --games N ...
 
-With no arguments it runs the shipped policy (``ppo``) against the scripted baselines.
+With no arguments it runs the shipped policy (``ppo``) against the scripted baselines. Seats are
+balanced (every arrangement of the line-up in turn); ``--control`` replays the same games with a
+replacement for the first spec (a paired comparison); ``--league`` rates several agents in mixed
+line-ups. See docs/api.md.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
+import importlib.util
 import sys
-import tempfile
+from typing import Any
 
-from agents.tournament import format_table, plot, run_tournament
+from agents.output import check_output, format_table, plot, write_json, write_output
 
 #: what `python evaluate.py` plays with no arguments: the shipped policy against the baselines
 DEFAULT_SEATS = "ppo,deduction,notebook,random"
 DEFAULT_GAMES = 400
+DEFAULT_JSON = "results/evaluate.json"
+DEFAULT_CHART = "results/evaluate.png"
+
+write_json_atomic = write_json  # the name this module used to define
+__all__ = ["check_output", "main", "write_json_atomic", "write_output"]
 
 
-def check_output(path: str, what: str) -> str | None:
-    """Why ``path`` cannot be written (checked before any game is played), or ``None``."""
-    if os.path.isdir(path):
-        return f"{what} {path!r} is a directory; give a file name"
-    if os.path.exists(path):
-        if not os.access(path, os.W_OK):
-            return f"{what} {path!r} is not writable"
-        return None
-    d = os.path.dirname(os.path.abspath(path))
-    while not os.path.exists(d):  # it will be created: the nearest existing parent must be writable
-        d = os.path.dirname(d)
-    if not os.path.isdir(d) or not os.access(d, os.W_OK | os.X_OK):
-        return f"{what} {path!r}: cannot create it in {d!r} (not a writable directory)"
-    return None
-
-
-def write_output(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path``: atomically (temp file + rename, the umask's mode) for a regular
-    file or a new one; straight through for anything else (``/dev/stdout``, a pipe, a symlink's
-    target), so that those work and a write error is reported."""
-    if os.path.exists(path) and (os.path.islink(path) or not os.path.isfile(path)):
-        with open(path, "wb") as f:
-            f.write(data)
-            f.flush()
-        return
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".evaluate.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def write_json_atomic(path: str, data: object) -> None:
-    write_output(path, (json.dumps(data, indent=2) + "\n").encode("utf-8"))
+def _specs(text: str) -> list[str]:
+    return [s.strip() for s in text.split(",") if s.strip()]
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Play Clue tournaments between agents (seats rotated).")
-    ap.add_argument("--seats", default=DEFAULT_SEATS, help=f"comma-separated agent specs, one per seat (default {DEFAULT_SEATS})")
+    ap = argparse.ArgumentParser(
+        description="Play Clue tournaments between agents (balanced seating) and report win rates with 95% intervals."
+    )
+    who = ap.add_mutually_exclusive_group()
+    who.add_argument("--seats", default=None, help=f"comma-separated agent specs, one per seat (default {DEFAULT_SEATS})")
+    who.add_argument(
+        "--league",
+        default=None,
+        metavar="SPEC,SPEC,...",
+        help="play balanced mixed line-ups of these agents and rate them (OpenSkill Plackett-Luce) next to their win rates",
+    )
+    ap.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        help="with --league: seats per game (default: the number of specs if the rules allow it, else 4)",
+    )
+    ap.add_argument(
+        "--control",
+        default=None,
+        metavar="SPEC",
+        help="replay the same games with the first-listed spec's seats played by SPEC; report the paired difference",
+    )
     ap.add_argument("--games", type=int, default=DEFAULT_GAMES, help=f"number of games (default {DEFAULT_GAMES})")
     ap.add_argument("--seed", type=int, default=0, help="base seed: game g is reset with seed+g")
     ap.add_argument(
@@ -78,30 +66,52 @@ def main(argv: list[str] | None = None) -> int:
         help="entropy of the agents' seeds (default: fresh; the JSON records it, pass it back to replay exactly)",
     )
     ap.add_argument("--rules", default="classic", help="classic | edition2023 | path to a rules YAML")
-    ap.add_argument("--json", default="results/evaluate.json", help="write the JSON summary here")
-    ap.add_argument("--chart", default="results/evaluate.png", help="write a PNG chart here ('' to skip)")
+    ap.add_argument(
+        "--json", default=DEFAULT_JSON, help=f"write the JSON summary here (default {DEFAULT_JSON}, overwritten; '' to skip)"
+    )
+    ap.add_argument(
+        "--chart",
+        default=None,
+        help=f"write a PNG chart here (default {DEFAULT_CHART}, overwritten; '' to skip; needs matplotlib)",
+    )
     ap.add_argument("--workers", type=int, default=None, help="processes (default: 2, both cores)")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     args = ap.parse_args(argv)
-    specs = [s.strip() for s in args.seats.split(",") if s.strip()]
     if args.games < 1:
         ap.error("--games must be at least 1")
     if args.workers is not None and args.workers < 1:
         ap.error("--workers must be at least 1 (default: one per core, at most 2)")
-    for path, what in ((args.json, "--json"), (args.chart, "--chart")):
+    if args.league is not None and args.control is not None:
+        ap.error("--control compares a line-up's first spec with a replacement; it does not go with --league")
+    if args.players is not None and args.league is None:
+        ap.error("--players goes with --league (with --seats, the line-up gives one seat per spec)")
+    if args.players is not None and not 2 <= args.players <= 6:
+        ap.error("--players must be 2-6")
+    chart = DEFAULT_CHART if args.chart is None else args.chart
+    if chart and importlib.util.find_spec("matplotlib") is None:
+        if args.chart is not None:
+            ap.error(f"--chart {chart!r} needs matplotlib, which is not installed (pip install matplotlib, or the dev extra)")
+        print("evaluate.py: matplotlib is not installed: skipping the chart (install the dev extra to get it)", file=sys.stderr)
+        chart = ""
+    for path, what in ((args.json, "--json"), (chart, "--chart")):
         problem = check_output(path, what) if path else None
         if problem:
             ap.error(problem)
+    common: dict[str, Any] = dict(
+        rules=args.rules, seed=args.seed, workers=args.workers, progress=not args.quiet, agent_seed=args.agent_seed
+    )
     try:
-        summary = run_tournament(
-            specs,
-            args.games,
-            rules=args.rules,
-            seed=args.seed,
-            workers=args.workers,
-            progress=not args.quiet,
-            agent_seed=args.agent_seed,
-        )
+        if args.league is not None:
+            from agents.league import format_league, plot_league, run_league
+
+            summary = run_league(_specs(args.league), args.games, players=args.players, **common)
+            table, draw = format_league(summary), plot_league
+        else:
+            from agents.tournament import run_tournament
+
+            specs = _specs(DEFAULT_SEATS if args.seats is None else args.seats)
+            summary = run_tournament(specs, args.games, control=args.control, **common)
+            table, draw = format_table(summary), plot
     except ValueError as e:
         print(f"evaluate.py: error: {e}", file=sys.stderr)
         return 2
@@ -110,20 +120,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nevaluate.py: interrupted{f' after {done} finished games' if done is not None else ''}; nothing written",
               file=sys.stderr)  # fmt: skip
         return 130
-    print(format_table(summary))
+    print(table)
     try:
         if args.json:
-            write_json_atomic(args.json, summary)
+            write_json(args.json, summary)
             print(f"wrote {args.json}")
     except OSError as e:
         print(f"evaluate.py: error: cannot write --json {args.json!r}: {e.strerror or e}", file=sys.stderr)
         return 1
     try:
-        if args.chart:
-            plot(summary, args.chart)
-            print(f"wrote {args.chart}")
+        if chart:
+            draw(summary, chart)
+            print(f"wrote {chart}")
     except OSError as e:
-        print(f"evaluate.py: error: cannot write --chart {args.chart!r}: {e.strerror or e}", file=sys.stderr)
+        print(f"evaluate.py: error: cannot write --chart {chart!r}: {e.strerror or e}", file=sys.stderr)
         return 1
     return 0
 

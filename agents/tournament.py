@@ -1,16 +1,22 @@
-"""Tournaments: N games with seats rotated, in parallel, with Wilson confidence intervals.
+"""Tournaments: N games with balanced seating, in parallel, with Wilson confidence intervals.
 
-Used by ``evaluate.py``. Game ``g`` is played from ``reset(seed=seed + g)`` with the spec list
-rotated by ``g`` places, so every spec sits in every seat equally often; each agent gets its own
-seed derived from ``(seed, g, seat)``. Results do not depend on the number of workers.
+Used by ``evaluate.py``. Game ``g`` is played from ``reset(seed=seed + g)``; its seats come from
+the line-up's balanced seating cycle (:func:`arrangements`: every distinct seat arrangement,
+in blocks of one circular order's rotations), so every spec sits in every seat equally often and
+has every other spec beside it equally often. Each agent gets its own seed derived from
+``(agent_seed, g, seat)``. With ``control=SPEC`` the same games are played again with the
+first-listed spec's seats played by SPEC, for a paired comparison. Results do not depend on the
+number of workers.
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 import os
 import secrets
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, as_completed, wait
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,8 +27,10 @@ import clue_env
 from clue_env.engine.config import RulesConfig
 from clue_env.engine.events import Accuse
 
+Z95 = 1.959963984540054
 
-def wilson(wins: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+
+def wilson(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
     """95% Wilson score interval of a binomial proportion."""
     if n == 0:
         return (0.0, 1.0)
@@ -35,6 +43,92 @@ def wilson(wins: int, n: int, z: float = 1.959963984540054) -> tuple[float, floa
     return (lo, hi)
 
 
+@functools.lru_cache(maxsize=256)
+def circular_orders(lineup: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], ...], ...]:
+    """The distinct circular orders of a line-up (a multiset of specs), each as its ``p``
+    rotations (``rotations[r] = order[r:] + order[:r]``, a symmetric order such as
+    ``a,b,a,b`` repeating some). The first is the line-up as given; the others follow in order of
+    first appearance among the permutations of the given order. A function of the specs only."""
+    p = len(lineup)
+    seen: set[tuple[str, ...]] = set()
+    orders = []
+    for perm in dict.fromkeys(itertools.permutations(lineup)):
+        if perm not in seen:
+            rotations = tuple(perm[r:] + perm[:r] for r in range(p))
+            seen.update(rotations)
+            orders.append(rotations)
+    return tuple(orders)
+
+
+@functools.lru_cache(maxsize=256)
+def arrangements(lineup: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """The balanced seating cycle of a line-up: game ``g`` of a tournament uses entry
+    ``g % len(cycle)``. Blocks of ``p`` games, each the ``p`` rotations of one circular order, so
+    every prefix of a multiple of ``p`` games seats each spec equally often in each seat, and a
+    full cycle holds every distinct arrangement equally often (``p! / prod(m_i!)`` arrangements
+    for multiplicities ``m_i``), hence every spec beside every other as often as a random seating
+    would on average. A line-up whose arrangements are just its rotations (all specs equal, or
+    one spec against copies of another) gives the plain rotation ``lineup[(i + g) % p]``.
+
+    A circular order with rotational symmetry (``a,b,a,b``) has fewer distinct rotations than
+    ``p``; its block would repeat them, so the other orders' blocks are repeated as often (the
+    cycle is then a multiple of the number of arrangements) to keep every arrangement equally
+    weighted."""
+    if len(set(lineup)) == 1:
+        return (lineup,)
+    orders = circular_orders(lineup)
+    p = len(lineup)
+    folds = [p // len(set(rots)) for rots in orders]  # how often a block repeats each arrangement
+    reps = math.lcm(*folds)
+    return tuple(rot for rep in range(reps) for rots, fold in zip(orders, folds) if rep % fold == 0 for rot in rots)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Who sits where in each game: one line-up (a tournament) or several (a league, game ``g``
+    using line-up ``g % L`` at its arrangement ``(g // L) % len(cycle)``). Picklable."""
+
+    lineups: tuple[tuple[str, ...], ...]
+
+    @classmethod
+    def of(cls, specs: Sequence[str]) -> Schedule:
+        return cls((tuple(specs),))
+
+    @property
+    def num_players(self) -> int:
+        return len(self.lineups[0])
+
+    @property
+    def specs(self) -> list[str]:
+        """The distinct specs, in order of first appearance."""
+        return list(dict.fromkeys(s for lineup in self.lineups for s in lineup))
+
+    @property
+    def candidate(self) -> str:
+        """The first-listed spec (the one ``control`` replaces)."""
+        return self.lineups[0][0]
+
+    @property
+    def cycle(self) -> int:
+        """Games after which the whole schedule repeats."""
+        return len(self.lineups) * math.lcm(*(len(arrangements(lu)) for lu in self.lineups))
+
+    @property
+    def block(self) -> int:
+        """Every prefix of a multiple of this many games seats each spec equally often in each seat."""
+        return len(self.lineups) * self.num_players
+
+    @property
+    def orders(self) -> int:
+        """Circular orders in all line-ups together."""
+        return sum(len(circular_orders(lu)) for lu in self.lineups)
+
+    def seats(self, index: int) -> list[str]:
+        lineup = self.lineups[index % len(self.lineups)]
+        cycle = arrangements(lineup)
+        return list(cycle[(index // len(self.lineups)) % len(cycle)])
+
+
 @dataclass
 class GameResult:
     index: int
@@ -45,18 +139,39 @@ class GameResult:
     wrong_accusations: list[int]
     decisions: int
     seconds: float
+    control: bool = False  # a game of the control run
 
 
-def play_game(specs: list[str], rules: str | RulesConfig, seed: int, index: int, agent_seed: int | None = None) -> GameResult:
-    """Play game ``index`` of a tournament (seats rotated by ``index``; the env reset with
-    ``seed + index``). Agents' seeds come from ``agent_seed`` (fresh entropy when ``None``),
-    never from ``seed``: see :func:`run_tournament`."""
+def play_game(
+    specs: Sequence[str] | Schedule,
+    rules: str | RulesConfig,
+    seed: int,
+    index: int,
+    agent_seed: int | None = None,
+    *,
+    control: str | None = None,
+) -> GameResult:
+    """Play game ``index`` of a tournament (seats from the balanced seating cycle of ``specs``, or
+    from a :class:`Schedule`; the env reset with ``seed + index``). With ``control``, the
+    candidate's seats (the first-listed spec's) are played by ``control`` instead. Agents' seeds
+    come from ``agent_seed`` (fresh entropy when ``None``), never from ``seed``: see
+    :func:`run_tournament`."""
+    schedule = specs if isinstance(specs, Schedule) else Schedule.of(specs)
+    seats = schedule.seats(index)
+    if control is not None:
+        seats = [control if s == schedule.candidate else s for s in seats]
+    return play_seats(seats, rules, seed, index, agent_seed, control=control is not None)
+
+
+def play_seats(
+    seats: list[str], rules: str | RulesConfig, seed: int, index: int, agent_seed: int | None, *, control: bool = False
+) -> GameResult:
+    """Play one game with these agents in these seats (env seed ``seed + index``)."""
     import time
 
     from agents import make_agent
 
-    p = len(specs)
-    seats = [specs[(i + index) % p] for i in range(p)]
+    p = len(seats)
     env = clue_env.raw_env(num_players=p, rules=rules)
     agents = [make_agent(spec, seat=i, num_players=p, rules=env.rules, seed=agent_seed_for(agent_seed, index, i))
               for i, spec in enumerate(seats)]  # fmt: skip
@@ -77,7 +192,7 @@ def play_game(specs: list[str], rules: str | RulesConfig, seed: int, index: int,
     for ev in g.log:
         if isinstance(ev, Accuse) and not ev.correct:
             wrong[ev.seat] += 1
-    return GameResult(index, seats, g.winner, g.turn, g.truncated, wrong, decisions, time.perf_counter() - t0)
+    return GameResult(index, seats, g.winner, g.turn, g.truncated, wrong, decisions, time.perf_counter() - t0, control)
 
 
 def agent_seed_for(agent_seed: int | None, index: int, seat: int) -> int:
@@ -115,9 +230,15 @@ def _run_pool(jobs: Iterator[tuple[Any, ...]], workers: int, results: list[GameR
         raise
 
 
-def _chunk(args: tuple[list[str], Any, int, list[int], int]) -> list[GameResult]:
-    specs, rules, seed, indices, agent_seed = args
-    return [play_game(specs, rules, seed, i, agent_seed) for i in indices]
+def _chunk(args: tuple[Schedule, Any, int, list[int], int, str | None]) -> list[GameResult]:
+    schedule, rules, seed, indices, agent_seed, control = args
+    return [r for i in indices for r in _play_index(schedule, rules, seed, i, agent_seed, control)]
+
+
+def _play_index(schedule: Schedule, rules: Any, seed: int, index: int, agent_seed: int, control: str | None) -> list[GameResult]:
+    """Game ``index``, and its control replay when asked for."""
+    main = play_game(schedule, rules, seed, index, agent_seed)
+    return [main] if control is None else [main, play_game(schedule, rules, seed, index, agent_seed, control=control)]
 
 
 @dataclass
@@ -139,6 +260,57 @@ class SpecStats:
         }
 
 
+def check_specs(specs: Iterable[str], num_players: int, rules: str | RulesConfig) -> None:
+    """Fail fast (``ValueError`` naming the problem) on a bad spec, bad rules or a player count
+    the rules refuse, before any worker starts."""
+    from agents import make_agent
+
+    for spec in dict.fromkeys(specs):
+        make_agent(spec, seat=0, num_players=num_players, rules=rules, seed=0)
+    clue_env.raw_env(num_players=num_players, rules=rules)  # validates rules and player count
+
+
+def play_schedule(
+    schedule: Schedule,
+    games: int,
+    *,
+    rules: str | RulesConfig = "classic",
+    seed: int = 0,
+    workers: int | None = None,
+    progress: bool = True,
+    agent_seed: int,
+    control: str | None = None,
+) -> tuple[list[GameResult], list[GameResult]]:
+    """Play games ``0 .. games-1`` of ``schedule`` (and their control replays): the results in
+    game order, main and control apart. Ctrl-C raises ``KeyboardInterrupt`` with ``games_done``
+    (games played, control replays included) set."""
+    from tqdm import tqdm
+
+    workers = workers or min(2, os.cpu_count() or 1)
+    chunk = max(1, min(25, games // (workers * 8) or 1))
+    # jobs are made as they are needed (a huge --games costs no memory up front)
+    jobs = ((schedule, rules, seed, list(range(i, min(games, i + chunk))), agent_seed, control) for i in range(0, games, chunk))
+    results: list[GameResult] = []
+    total = games * (2 if control is not None else 1)
+    bar = tqdm(total=total, unit="game", disable=not progress, desc="tournament")
+    try:
+        if workers == 1:
+            for job in jobs:
+                for i in job[3]:  # one game at a time, so an interruption knows what finished
+                    res = _play_index(schedule, rules, seed, i, agent_seed, control)
+                    results += res
+                    bar.update(len(res))
+        else:
+            _run_pool(jobs, workers, results, bar)
+    except KeyboardInterrupt as e:
+        e.games_done = len(results)  # type: ignore[attr-defined]
+        raise
+    finally:
+        bar.close()
+    results.sort(key=lambda r: r.index)
+    return [r for r in results if not r.control], [r for r in results if r.control]
+
+
 def run_tournament(
     specs: list[str],
     games: int,
@@ -148,53 +320,86 @@ def run_tournament(
     workers: int | None = None,
     progress: bool = True,
     agent_seed: int | None = None,
+    control: str | None = None,
 ) -> dict[str, Any]:
     """Play ``games`` games and summarise them in the SPEC's JSON shape (plus extras).
 
-    Game ``g`` is reset with ``seed + g``. The agents' seeds are children of ``agent_seed``, a
-    separate entropy drawn fresh from the OS when not given and recorded in the summary
-    (``"agent_seed"``): pass it back to replay a tournament exactly. They carry no information
-    about the env's seed (R31).
-    """
-    from tqdm import tqdm
+    Game ``g`` is reset with ``seed + g`` and seated by the line-up's balanced seating cycle
+    (:func:`arrangements`). The agents' seeds are children of ``agent_seed``, a separate entropy
+    drawn fresh from the OS when not given and recorded in the summary (``"agent_seed"``): pass
+    it back to replay a tournament exactly. They carry no information about the env's seed (R31).
 
+    ``control``: play every game again (same deal, same seats, same agents' seeds) with the
+    first-listed spec's seats played by ``control``; the summary gains ``"control"`` (see
+    :func:`control_summary`).
+    """
     if not 2 <= len(specs) <= 6:
         raise ValueError(f"a tournament needs 2-6 seats, got {len(specs)}: {specs}")
-    from agents import make_agent
-
-    for i, spec in enumerate(specs):  # fail fast on a bad spec, before any worker starts
-        make_agent(spec, seat=i, num_players=len(specs), rules=rules, seed=0)
-    clue_env.raw_env(num_players=len(specs), rules=rules)  # validates rules and player count
-
-    workers = workers or min(2, os.cpu_count() or 1)
-    chunk = max(1, min(25, games // (workers * 8) or 1))
+    check_specs([*specs, *([control] if control is not None else [])], len(specs), rules)
     if agent_seed is None:
         agent_seed = secrets.randbits(63)
-    # jobs are made as they are needed (a huge --games costs no memory up front)
-    jobs = ((specs, rules, seed, list(range(i, min(games, i + chunk))), agent_seed) for i in range(0, games, chunk))
-    results: list[GameResult] = []
-    bar = tqdm(total=games, unit="game", disable=not progress, desc="tournament")
-    try:
-        if workers == 1:
-            for job in jobs:
-                for i in job[3]:  # one game at a time, so an interruption knows what finished
-                    results.append(play_game(specs, rules, seed, i, agent_seed))
-                    bar.update(1)
-        else:
-            _run_pool(jobs, workers, results, bar)
-    except KeyboardInterrupt as e:
-        e.games_done = len(results)  # type: ignore[attr-defined]
-        raise
-    finally:
-        bar.close()
-    results.sort(key=lambda r: r.index)
-    summary = summarise(specs, results, rules)
+    schedule = Schedule.of(specs)
+    main, replays = play_schedule(
+        schedule, games, rules=rules, seed=seed, workers=workers, progress=progress, agent_seed=agent_seed, control=control
+    )
+    summary = summarise(specs, main, rules)
+    summary.update(seating_summary(schedule))
+    if control is not None:
+        summary["control"] = control_summary(main, replays, schedule.candidate, control)
     summary["seed"] = seed
     summary["agent_seed"] = agent_seed
     return summary
 
 
-def summarise(specs: list[str], results: Iterable[GameResult], rules: str | RulesConfig) -> dict[str, Any]:
+def seating_summary(schedule: Schedule) -> dict[str, Any]:
+    return {"seating": "balanced", "seating_cycle": schedule.cycle, "circular_orders": schedule.orders}
+
+
+def control_summary(main: list[GameResult], replays: list[GameResult], candidate: str, control: str) -> dict[str, Any]:
+    """The candidate against its control on the same games, seat-game by seat-game.
+
+    Per game ``g``: ``x_g`` = wins of the candidate's seats, ``y_g`` = wins of the same seats in
+    the control replay, ``d_g = (x_g - y_g) / k`` (``k`` seats of the candidate). The difference
+    is ``mean(d_g)`` (candidate win rate minus control win rate over seat-games) with the paired
+    interval ``mean +- 1.96 sd(d_g) / sqrt(n)``: the deal's luck, shared by both, cancels."""
+    pairs = list(zip(main, replays))
+    if any(a.index != b.index for a, b in pairs) or len(main) != len(replays):
+        raise ValueError("control replays do not match the games")
+    x, y, d = [], [], []
+    seat_games = wrong = 0
+    for a, b in pairs:
+        seats = [i for i, spec in enumerate(a.seats) if spec == candidate]
+        x.append(sum(a.winner == i for i in seats))
+        y.append(sum(b.winner == i for i in seats))
+        d.append((x[-1] - y[-1]) / len(seats))
+        seat_games += len(seats)
+        wrong += sum(b.wrong_accusations[i] for i in seats)
+    n = len(pairs)
+    diff = float(np.mean(d)) if n else 0.0
+    if n >= 2:
+        half = Z95 * float(np.std(d, ddof=1)) / math.sqrt(n)
+        ci = [max(-1.0, diff - half), min(1.0, diff + half)]
+    else:
+        ci = [-1.0, 1.0]  # one game says nothing about the spread
+    lo, hi = wilson(sum(y), seat_games)
+    return {
+        "spec": control,
+        "candidate": candidate,
+        "win_rate": sum(y) / seat_games if seat_games else 0.0,
+        "ci95": [lo, hi],
+        "candidate_win_rate": sum(x) / seat_games if seat_games else 0.0,
+        "difference": diff,
+        "difference_ci95": ci,
+        "games": n,
+        "seat_games": seat_games,
+        "wins": sum(y),
+        "wrong_accusations": wrong,
+    }
+
+
+def summarise(
+    specs: list[str], results: Iterable[GameResult], rules: str | RulesConfig, num_players: int | None = None
+) -> dict[str, Any]:
     results = sorted(results, key=lambda r: r.index)
     stats = {s: SpecStats() for s in dict.fromkeys(specs)}
     truncated = 0
@@ -215,7 +420,7 @@ def summarise(specs: list[str], results: Iterable[GameResult], rules: str | Rule
     name = rules if isinstance(rules, str) else rules.name
     return {
         "games": len(results),
-        "num_players": len(specs),
+        "num_players": num_players or len(specs),
         "rules": name,
         "seats": list(specs),
         "results": {s: st.row() for s, st in stats.items()},
@@ -225,54 +430,3 @@ def summarise(specs: list[str], results: Iterable[GameResult], rules: str | Rule
         "games_per_s_per_core": len(results) / seconds if seconds else 0.0,
         "seconds_per_decision": seconds / decisions if decisions else 0.0,
     }
-
-
-def format_table(summary: dict[str, Any]) -> str:
-    p = summary["num_players"]
-    lines = [
-        f"{summary['games']} games, {p} players, rules {summary['rules']}, seats rotated (fair share {1 / p:.1%})",
-        f"{'agent':<28} {'seat-games':>10} {'wins':>6} {'win rate':>9} {'95% CI':>17} {'turns/win':>9} {'wrong acc.':>10}",
-    ]
-    for spec, row in summary["results"].items():
-        lo, hi = row["ci95"]
-        mt = row["mean_turns_to_win"]
-        lines.append(
-            f"{spec:<28} {row['games']:>10} {row['wins']:>6} {row['win_rate']:>9.1%} "
-            f"{f'[{lo:.1%}, {hi:.1%}]':>17} {(f'{mt:.1f}' if mt else '-'):>9} {row['wrong_accusations']:>10}"
-        )
-    lines.append(
-        f"truncated: {summary['truncated']}  nobody won: {summary['nobody_won']}  mean turns: {summary['mean_turns']:.1f}  "
-        f"games/s/core: {summary['games_per_s_per_core']:.1f}  ms/decision: {1000 * summary['seconds_per_decision']:.3f}"
-    )
-    if summary.get("agent_seed") is not None:
-        lines.append(f"seeds: --seed {summary.get('seed')} --agent-seed {summary['agent_seed']} (replays these games exactly)")
-    return "\n".join(lines)
-
-
-def plot(summary: dict[str, Any], path: str) -> None:
-    """Win rates with 95% intervals and the fair share, as a PNG (written atomically)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    specs = list(summary["results"])
-    rates = [summary["results"][s]["win_rate"] for s in specs]
-    lo = [max(0.0, r - summary["results"][s]["ci95"][0]) for s, r in zip(specs, rates)]
-    hi = [max(0.0, summary["results"][s]["ci95"][1] - r) for s, r in zip(specs, rates)]
-    fig, ax = plt.subplots(figsize=(7, 0.6 * len(specs) + 1.6))
-    y = np.arange(len(specs))
-    ax.barh(y, rates, xerr=[lo, hi], color="#4a7fb5", capsize=4)
-    ax.axvline(1 / summary["num_players"], color="#c0392b", linestyle="--", label="fair share")
-    ax.set_yticks(y, specs)
-    ax.invert_yaxis()
-    ax.set_xlim(0, 1)
-    ax.set_xlabel("win rate (95% Wilson interval)")
-    ax.set_title(f"{summary['games']} games, {summary['num_players']} players, {summary['rules']} rules")
-    ax.legend(loc="lower right")
-    fig.tight_layout()
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    tmp = path + ".tmp.png"
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    os.replace(tmp, path)

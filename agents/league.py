@@ -1,0 +1,195 @@
+"""Leagues: balanced mixed line-ups of several agents, rated with OpenSkill's Plackett-Luce model.
+
+Used by ``evaluate.py --league``. With as many specs as seats, every game seats all of them
+(balanced seating, :func:`agents.tournament.arrangements`); with more specs than seats, the games
+cycle through every combination of ``players`` specs, game ``g`` using combination
+``g % C`` at its arrangement ``(g // C)``, so each prefix of ``C`` games plays each combination
+once and each prefix of ``C * players`` games also shares every seat equally.
+
+Ratings: one OpenSkill ``PlackettLuce`` rating per spec (``mu`` 25, ``sigma`` 25/3 to start),
+updated game by game in game order (so they are deterministic and independent of the worker
+count): the winner ranked first, every other seat tied second; a game nobody won (or a truncated
+one) ranks every seat tied. A spec listed several times fills several seats of a game: each seat
+is then its own team starting from the spec's rating, and the spec takes the average of its
+seats' updates. ``sigma`` is the rating system's uncertainty after this sequence of updates, not
+a sampling confidence interval; the win rates carry Wilson intervals for that.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from clue_env.engine.config import RulesConfig, load_rules
+
+from .tournament import Z95, GameResult, Schedule, check_specs, play_schedule, seating_summary, summarise
+
+Z_ORDINAL = 3.0  # OpenSkill's conventional ordinal: mu - 3 sigma
+
+
+def league_players(specs: list[str], rules: str | RulesConfig = "classic", players: int | None = None) -> int:
+    """Seats per league game: ``players`` when given, else the number of specs when the rules
+    allow that many players (3-6 classic, 2-6 edition2023), else 4. ``ValueError`` when the
+    list is too short for it."""
+    cfg = load_rules(rules)
+    if players is None:
+        players = len(specs) if cfg.min_players <= len(specs) <= cfg.max_players else 4
+    if len(set(specs)) < 2:
+        raise ValueError(f"a league needs at least two different agents, got {specs}")
+    if len(specs) < players:
+        raise ValueError(
+            f"--league lists {len(specs)} agents but games have {players} players: list at least {players} "
+            f"(repeat a spec to give it several seats) or lower --players ({cfg.name} rules: "
+            f"{cfg.min_players}-{cfg.max_players} players)"
+        )
+    return players
+
+
+def league_schedule(specs: list[str], players: int) -> Schedule:
+    """All the specs in one line-up when there are ``players`` of them; else every distinct
+    combination of ``players`` list entries (in ``itertools.combinations`` order), interleaved."""
+    if len(specs) == players:
+        return Schedule((tuple(specs),))
+    return Schedule(tuple(dict.fromkeys(itertools.combinations(specs, players))))
+
+
+def rate_games(specs: Iterable[str], results: Iterable[GameResult]) -> dict[str, tuple[float, float]]:
+    """``{spec: (mu, sigma)}`` after updating Plackett-Luce ratings with ``results`` in game order."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = {s: (float(model.mu), float(model.sigma)) for s in dict.fromkeys(specs)}
+    for r in sorted(results, key=lambda r: r.index):
+        teams = [[model.rating(mu=ratings[s][0], sigma=ratings[s][1])] for s in r.seats]  # fresh objects: one per seat
+        ranks = [1.0 if r.winner >= 0 and seat != r.winner else 0.0 for seat in range(len(r.seats))]
+        new = model.rate(teams, ranks=ranks)
+        for spec in dict.fromkeys(r.seats):
+            mine = [new[seat][0] for seat, s in enumerate(r.seats) if s == spec]
+            ratings[spec] = (float(np.mean([t.mu for t in mine])), float(np.mean([t.sigma for t in mine])))
+    return ratings
+
+
+def ratings_summary(ratings: dict[str, tuple[float, float]], results: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The JSON ``"ratings"``, ranked by ``mu`` (highest first)."""
+    ranked = sorted(ratings, key=lambda s: -ratings[s][0])
+    out = {}
+    for spec in ranked:
+        mu, sigma = ratings[spec]
+        row = results[spec]
+        out[spec] = {
+            "mu": mu,
+            "sigma": sigma,
+            "ci95": [mu - Z95 * sigma, mu + Z95 * sigma],
+            "ordinal": mu - Z_ORDINAL * sigma,
+            "games": row["games"],
+            "wins": row["wins"],
+            "win_rate": row["win_rate"],
+            "win_rate_ci95": row["ci95"],
+        }
+    return out
+
+
+def run_league(
+    specs: list[str],
+    games: int,
+    *,
+    players: int | None = None,
+    rules: str | RulesConfig = "classic",
+    seed: int = 0,
+    workers: int | None = None,
+    progress: bool = True,
+    agent_seed: int | None = None,
+) -> dict[str, Any]:
+    """Play a league (see the module docstring) and summarise it: the tournament's usual fields
+    (``results`` per seat-game) plus ``"league": true`` and ``"ratings"``."""
+    import secrets
+
+    from openskill import __version__ as openskill_version
+
+    p = league_players(specs, rules, players)
+    check_specs(specs, p, rules)
+    if agent_seed is None:
+        agent_seed = secrets.randbits(63)
+    schedule = league_schedule(specs, p)
+    main, _ = play_schedule(schedule, games, rules=rules, seed=seed, workers=workers, progress=progress, agent_seed=agent_seed)
+    summary = summarise(schedule.specs, main, rules, num_players=p)
+    summary["seats"] = list(specs)
+    summary.update(seating_summary(schedule))
+    summary["league"] = True
+    summary["lineups"] = len(schedule.lineups)
+    summary["seating_block"] = schedule.block
+    summary["ratings"] = ratings_summary(rate_games(schedule.specs, main), summary["results"])
+    summary["rating_model"] = f"openskill {openskill_version} PlackettLuce (mu 25, sigma 25/3; winner first, the rest tied)"
+    summary["seed"] = seed
+    summary["agent_seed"] = agent_seed
+    return summary
+
+
+def top_verdict(summary: dict[str, Any]) -> str:
+    """Whether the top-rated agent's interval is clear of the second's."""
+    (top, a), (second, b) = list(summary["ratings"].items())[:2]
+    if a["ci95"][0] > b["ci95"][1]:
+        return f"{top}'s rating interval is clear of {second}'s: {top} ranks first"
+    return f"{top}'s rating interval overlaps {second}'s: the order of the top two is not settled (play more games)"
+
+
+def format_league(summary: dict[str, Any]) -> str:
+    from .output import seating_header, seating_note
+
+    p, n = summary["num_players"], len(summary["ratings"])
+    lineups = summary["lineups"]
+    lines = [
+        f"{summary['games']} games, league of {n} agents in {lineups} line-up{'s' if lineups != 1 else ''} of {p} players, "
+        f"rules {summary['rules']}, {seating_header(summary)} (fair share {1 / p:.1%})",
+        f"{'agent':<28} {'mu':>6} {'sigma':>6} {'95% interval':>15} {'ordinal':>8} {'seat-games':>10} {'wins':>6} "
+        f"{'win rate':>9} {'95% CI':>17}",
+    ]
+    for spec, r in summary["ratings"].items():
+        lo, hi = r["ci95"]
+        wlo, whi = r["win_rate_ci95"]
+        lines.append(
+            f"{spec:<28} {r['mu']:>6.2f} {r['sigma']:>6.2f} {f'[{lo:.1f}, {hi:.1f}]':>15} {r['ordinal']:>8.2f} "
+            f"{r['games']:>10} {r['wins']:>6} {r['win_rate']:>9.1%} {f'[{wlo:.1%}, {whi:.1%}]':>17}"
+        )
+    lines.append(top_verdict(summary))
+    lines.append(
+        "ratings: OpenSkill Plackett-Luce updated in game order; sigma is the rating system's uncertainty, "
+        "not a sampling interval (the win rates' Wilson intervals are)"
+    )
+    note = seating_note(summary, summary["seating_block"])
+    if note:
+        lines.append(note)
+    t = summary
+    lines.append(f"truncated: {t['truncated']}  nobody won: {t['nobody_won']}  mean turns: {t['mean_turns']:.1f}")
+    lines.append(f"seeds: --seed {summary['seed']} --agent-seed {summary['agent_seed']} (replays these games exactly)")
+    return "\n".join(lines)
+
+
+def plot_league(summary: dict[str, Any], path: str) -> None:
+    """Two panels: the ratings (mu +- 1.96 sigma) and the win rates (Wilson), ranked by mu."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .output import win_rate_panel, write_figure
+
+    specs = list(summary["ratings"])
+    y = np.arange(len(specs))
+    mu = np.array([summary["ratings"][s]["mu"] for s in specs])
+    half = np.array([Z95 * summary["ratings"][s]["sigma"] for s in specs])
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 0.6 * len(specs) + 1.8), sharey=True)
+    left.errorbar(mu, y, xerr=half, fmt="o", color="#2c3e50", capsize=4)
+    left.axvline(25.0, color="#999999", linestyle=":", label="starting rating")
+    left.set_yticks(y, specs)
+    left.set_xlabel("rating mu (+- 1.96 sigma)")
+    left.legend(loc="lower right")
+    left.set_title("rating (OpenSkill Plackett-Luce)")
+    win_rate_panel(right, summary, order=specs)
+    right.set_title("win rate per seat-game")  # (inverts the shared y axis: the best on top)
+    fig.suptitle(f"league: {summary['games']} games, {summary['num_players']} players, {summary['rules']} rules")
+    fig.tight_layout()
+    write_figure(fig, path)

@@ -1,0 +1,343 @@
+"""Fair tournament measurement: balanced seating, paired controls, leagues, safe charts (evaluate.py)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import stat
+import sys
+import threading
+from collections import Counter
+
+import pytest
+
+from agents import tournament
+from agents.league import league_players, league_schedule, rate_games, run_league
+from agents.output import format_table, plot
+from agents.tournament import GameResult, Schedule, arrangements, circular_orders, control_summary, play_game, run_tournament
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:  # evaluate.py lives at the repository root (as under `python -m pytest`)
+    sys.path.insert(0, ROOT)
+
+FAST = ["notebook", "random", "uniform"]  # uniform accuses (wrongly) at once: short games
+
+
+def _quiet(**kw):
+    return dict(workers=1, progress=False, agent_seed=3, **kw)
+
+
+def _strip_timing(s):
+    s = dict(s)
+    s.pop("games_per_s_per_core")
+    s.pop("seconds_per_decision")
+    return s
+
+
+# --- balanced seating -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "lineup",
+    [("a", "b", "c"), ("a", "b", "c", "d"), ("p", "d", "d", "d"), ("a", "a", "b", "b"), ("a", "a", "b", "b", "c", "c"),
+     ("a", "a", "a", "b", "b", "b"), ("a", "b", "c", "d", "e")],
+)  # fmt: skip
+def test_every_multiple_of_p_games_shares_every_seat_and_a_cycle_holds_every_arrangement_equally(lineup):
+    cycle = arrangements(lineup)
+    p, m = len(lineup), Counter(lineup)
+    assert cycle[0] == lineup  # the line-up as given comes first
+    for k in range(p, len(cycle) + 1, p):
+        for seat in range(p):
+            seen = Counter(a[seat] for a in cycle[:k])
+            assert all(seen[s] * p == m[s] * k for s in m), (k, seat)
+    distinct = set(itertools.permutations(lineup))
+    expected = math.factorial(p) // math.prod(math.factorial(c) for c in m.values())
+    assert set(cycle) == distinct and len(distinct) == expected
+    assert len(set(Counter(cycle).values())) == 1  # every arrangement equally often
+    for start in range(0, len(cycle), p):  # blocks of p: the rotations of one circular order
+        block = cycle[start : start + p]
+        assert all(block[r] == block[0][r:] + block[0][:r] for r in range(p))
+
+
+def test_distinct_specs_meet_every_neighbour_equally_often():
+    lineup = ("a", "b", "c", "d", "e")
+    cycle = arrangements(lineup)
+    assert len(cycle) == math.factorial(5) and len(circular_orders(lineup)) == math.factorial(4)
+    left = Counter((a[i], a[(i - 1) % 5]) for a in cycle for i in range(5))
+    assert len(left) == 5 * 4 and len(set(left.values())) == 1
+
+
+def test_symmetric_orders_are_not_overweighted():
+    # a,b,a,b has two distinct rotations: the other order's block repeats so each arrangement counts the same
+    cycle = arrangements(("a", "a", "b", "b"))
+    assert len(cycle) == 12 and set(Counter(cycle).values()) == {2}
+
+
+@pytest.mark.parametrize(
+    "specs",
+    [["ppo", "deduction", "deduction", "deduction"], ["notebook", "random", "random"], ["random"] * 4, ["a", "b"]],
+)
+def test_lineups_whose_arrangements_are_rotations_play_todays_games(specs):
+    p = len(specs)
+    schedule = Schedule.of(specs)
+    for g in range(3 * p):
+        assert schedule.seats(g) == [specs[(i + g) % p] for i in range(p)]
+    assert schedule.cycle == (1 if len(set(specs)) == 1 else p)
+
+
+def test_play_game_seats_follow_the_cycle_and_are_a_function_of_the_specs():
+    specs = ["notebook", "random", "uniform"]
+    cycle = arrangements(tuple(specs))
+    assert len(cycle) == 6 and arrangements(tuple(specs)) == cycle
+    for g in range(7):
+        r = play_game(specs, "classic", seed=0, index=g, agent_seed=1)
+        assert r.seats == list(cycle[g % 6])
+    # the same game, played by its seats directly, is identical
+    again = tournament.play_seats(list(cycle[4]), "classic", 0, 4, 1)
+    first = play_game(specs, "classic", 0, 4, 1)
+    assert (again.winner, again.turns, again.seats) == (first.winner, first.turns, first.seats)
+
+
+def test_summary_and_table_say_balanced_and_note_a_partial_cycle():
+    s = run_tournament(FAST, 4, seed=2, **_quiet())
+    assert s["seating"] == "balanced" and s["seating_cycle"] == 6 and s["circular_orders"] == 2
+    assert sum(r["games"] for r in s["results"].values()) == 12
+    table = format_table(s)
+    assert "seats balanced over 2 circular orders (6-game cycle)" in table
+    assert "not a multiple of the 6-game seating cycle" in table and "seats and neighbours" in table
+    full = format_table(run_tournament(FAST, 6, seed=2, **_quiet()))
+    assert "not a multiple" not in full
+    same = format_table(run_tournament(["random"] * 3, 2, **_quiet()))
+    assert "the same agent in every seat" in same and "not a multiple" not in same
+
+
+# --- paired control ---------------------------------------------------------------------------
+
+
+def test_control_equal_to_the_candidate_replays_identical_games():
+    s = run_tournament(FAST, 6, seed=4, **_quiet(control="notebook"))
+    c = s["control"]
+    assert c["spec"] == c["candidate"] == "notebook" and c["games"] == 6
+    assert c["difference"] == 0.0 and c["difference_ci95"] == [0.0, 0.0]
+    assert c["win_rate"] == c["candidate_win_rate"] == s["results"]["notebook"]["win_rate"]
+    assert c["ci95"] == s["results"]["notebook"]["ci95"]
+    for g in range(3):
+        a, b = play_game(FAST, "classic", 4, g, 3), play_game(FAST, "classic", 4, g, 3, control="notebook")
+        assert (a.seats, a.winner, a.turns) == (b.seats, b.winner, b.turns) and b.control
+
+
+def test_control_shows_deduction_beats_random_with_a_paired_interval_clear_of_zero():
+    s = run_tournament(["deduction", "random", "random"], 12, seed=0, **_quiet(control="random"))
+    c = s["control"]
+    assert c["candidate"] == "deduction" and c["spec"] == "random"
+    assert c["difference"] > 0 and c["difference_ci95"][0] > 0
+    assert c["candidate_win_rate"] == s["results"]["deduction"]["win_rate"]
+    assert "control: random in deduction's seats, same deals" in format_table(s)
+    assert "(paired, 12 games)" in format_table(s)
+
+
+def test_a_paired_interval_separates_deduction_from_notebook_on_the_same_deals():
+    # deduction vs notebook in the same seat, same deals and seeds: the spread is real (not all d_g equal)
+    s = run_tournament(["deduction", "notebook", "random"], 30, seed=0, **_quiet(control="notebook"))
+    c = s["control"]
+    lo, hi = c["difference_ci95"]
+    assert 0 < lo < c["difference"] < hi < 1
+
+
+def _result(index, seats, winner, control=False):
+    return GameResult(index, seats, winner, 10, False, [0] * len(seats), 10, 0.01, control)
+
+
+def test_control_difference_is_the_paired_mean_with_a_t_style_interval():
+    seats = ["x", "o", "x", "o"]  # the candidate holds two seats: k = 2
+    main = [_result(0, seats, 0), _result(1, seats, 1), _result(2, seats, 2), _result(3, seats, -1)]
+    ctrl = [_result(0, seats, 1, True), _result(1, seats, 1, True), _result(2, seats, 0, True), _result(3, seats, 3, True)]
+    c = control_summary(main, ctrl, "x", "y")
+    d = [0.5, 0.0, 0.0, 0.0]  # (x_g - y_g) / k
+    mean = sum(d) / 4
+    sd = math.sqrt(sum((v - mean) ** 2 for v in d) / 3)
+    assert c["difference"] == pytest.approx(mean)
+    assert c["difference_ci95"] == pytest.approx([mean - 1.959963984540054 * sd / 2, mean + 1.959963984540054 * sd / 2])
+    assert c["seat_games"] == 8 and c["candidate_win_rate"] == 2 / 8 and c["win_rate"] == 1 / 8
+    assert c["difference"] == pytest.approx(c["candidate_win_rate"] - c["win_rate"])
+
+
+def test_results_do_not_depend_on_the_worker_count_with_balanced_seats_and_a_control():
+    a = run_tournament(FAST, 8, seed=7, workers=1, progress=False, agent_seed=11, control="random")
+    b = run_tournament(FAST, 8, seed=7, workers=2, progress=False, agent_seed=11, control="random")
+    assert _strip_timing(a) == _strip_timing(b)
+
+
+def test_a_bad_control_spec_fails_before_any_game(monkeypatch):
+    def no_games(*a, **k):
+        raise AssertionError("a game was played")
+
+    monkeypatch.setattr(tournament, "play_game", no_games)
+    with pytest.raises(ValueError, match="wizard"):
+        run_tournament(FAST, 5, **_quiet(control="wizard"))
+
+
+# --- league -----------------------------------------------------------------------------------
+
+
+def test_league_players_defaults_and_errors():
+    assert league_players(["a", "b", "c"]) == 3
+    assert league_players(["a", "b", "c", "d", "e", "f", "g"]) == 4
+    assert league_players(["a", "b"], "edition2023") == 2
+    with pytest.raises(ValueError, match="repeat a spec"):
+        league_players(["a", "b"])  # classic: 4 seats by default, only 2 specs
+    with pytest.raises(ValueError, match="two different agents"):
+        league_players(["a", "a", "a"])
+    assert league_players(["a", "b", "b"]) == 3  # repeating a spec gives it several seats
+
+
+def test_league_schedule_interleaves_every_combination():
+    specs = ["a", "b", "c", "d", "e"]
+    s = league_schedule(specs, 4)
+    assert len(s.lineups) == 5 and s.block == 20 and s.cycle == 5 * 24
+    first = [frozenset(s.seats(g)) for g in range(5)]
+    assert len(set(first)) == 5  # each prefix of 5 games plays every combination once
+    seats = Counter((g_seat, spec) for g in range(s.block) for g_seat, spec in enumerate(s.seats(g)))
+    assert set(seats.values()) == {4}  # 20 games: every spec in every seat 4 times
+    assert league_schedule(["a", "b", "c"], 3).lineups == (("a", "b", "c"),)
+
+
+def test_ratings_rank_the_winner_first_tie_the_rest_and_average_a_repeated_spec():
+    r = rate_games(["a", "b", "c"], [_result(0, ["a", "b", "c"], 0)])
+    assert r["a"][0] > 25 > r["b"][0] == pytest.approx(r["c"][0])
+    tied = rate_games(["a", "b", "c"], [_result(0, ["a", "b", "c"], -1)])
+    assert all(mu == pytest.approx(25.0) for mu, _ in tied.values())
+    rep = rate_games(["a", "b"], [_result(0, ["a", "a", "b"], 0)])
+    win = rate_games(["a", "b", "c"], [_result(0, ["a", "c", "b"], 0)])
+    assert 25 < rep["a"][0] < win["a"][0]  # one of a's seats won, the other lost: the average
+    results = [_result(g, ["a", "b", "c"], g % 3) for g in range(6)]
+    assert rate_games("abc", results) == rate_games("abc", reversed(results))  # game order, not arrival order
+
+
+def test_run_league_rates_agents_and_writes_the_json_shape():
+    s = run_league(FAST, 6, seed=1, **_quiet())
+    assert s["league"] is True and s["num_players"] == 3 and s["seating"] == "balanced"
+    ratings = s["ratings"]
+    assert list(ratings) == sorted(ratings, key=lambda k: -ratings[k]["mu"])
+    for spec, r in ratings.items():
+        assert set(r) >= {"mu", "sigma", "ci95", "ordinal", "games", "wins", "win_rate"}
+        assert r["ci95"] == pytest.approx([r["mu"] - 1.96 * r["sigma"], r["mu"] + 1.96 * r["sigma"]], abs=1e-3)
+        assert r["ordinal"] == pytest.approx(r["mu"] - 3 * r["sigma"])
+        assert r["games"] == s["results"][spec]["games"] == 6
+    json.dumps(s)
+
+
+# --- evaluate.py ------------------------------------------------------------------------------
+
+
+def test_evaluate_control_and_league_write_their_json(tmp_path, capsys):
+    import evaluate
+
+    out = tmp_path / "c.json"
+    rc = evaluate.main(["--seats", ",".join(FAST), "--games", "6", "--control", "random", "--json", str(out), "--chart", "",
+                        "--quiet", "--workers", "1"])  # fmt: skip
+    assert rc == 0 and json.loads(out.read_text())["control"]["spec"] == "random"
+    assert "difference" in capsys.readouterr().out
+    out, chart = tmp_path / "l.json", tmp_path / "l.png"
+    rc = evaluate.main(["--league", ",".join(FAST), "--games", "6", "--json", str(out), "--chart", str(chart), "--quiet",
+                        "--workers", "1"])  # fmt: skip
+    data = json.loads(out.read_text())
+    assert rc == 0 and data["league"] is True and set(data["ratings"]) == set(FAST)
+    text = capsys.readouterr().out
+    assert "rating interval" in text and ("is clear of" in text or "overlaps" in text)
+    assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--league", "random,notebook,uniform", "--seats", "random,random,random"], "not allowed with"),
+        (["--league", "random,notebook,uniform", "--control", "random"], "--control"),
+        (["--seats", "random,random,random", "--players", "3"], "--players goes with --league"),
+    ],
+)
+def test_evaluate_rejects_conflicting_flags(flags, message, capsys):
+    import evaluate
+
+    with pytest.raises(SystemExit) as e:
+        evaluate.main([*flags, "--games", "1", "--json", "", "--chart", "", "--quiet"])
+    assert e.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_evaluate_reports_a_bad_league_before_playing(capsys):
+    import evaluate
+
+    rc = evaluate.main(["--league", "random,notebook", "--games", "1", "--json", "", "--chart", "", "--quiet"])
+    assert rc == 2 and "repeat a spec" in capsys.readouterr().err
+
+
+def test_evaluate_help_names_the_default_outputs(capsys):
+    import evaluate
+
+    with pytest.raises(SystemExit):
+        evaluate.main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "results/evaluate.json, overwritten" in text and "results/evaluate.png, overwritten" in text
+
+
+# --- charts are written safely ----------------------------------------------------------------
+
+
+def _summary():
+    return run_tournament(FAST, 3, **_quiet())
+
+
+def test_a_chart_at_a_symlink_writes_the_target_and_keeps_the_link(tmp_path):
+    import evaluate
+
+    target, link = tmp_path / "target.png", tmp_path / "link.png"
+    target.write_bytes(b"old")
+    link.symlink_to(target)
+    rc = evaluate.main(
+        ["--seats", ",".join(FAST), "--games", "2", "--json", "", "--chart", str(link), "--quiet", "--workers", "1"]
+    )
+    assert rc == 0 and link.is_symlink() and target.read_bytes()[:4] == b"\x89PNG"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.png", "target.png"]  # no PATH.tmp.png left
+
+
+def test_a_chart_to_dev_null_or_a_fifo_leaves_them_what_they_are(tmp_path):
+    s = _summary()
+    if os.path.exists("/dev/null"):
+        plot(s, "/dev/null")
+        assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    fifo = tmp_path / "chart.fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    plot(s, str(fifo))
+    reader.join(timeout=30)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and got and got[0][:4] == b"\x89PNG"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chart.fifo"]
+
+
+def _without_matplotlib(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name, *a))
+
+
+def test_without_matplotlib_the_default_chart_is_skipped_and_an_explicit_one_refused(tmp_path, monkeypatch, capsys):
+    import evaluate
+
+    monkeypatch.chdir(tmp_path)
+    _without_matplotlib(monkeypatch)
+    rc = evaluate.main(["--seats", ",".join(FAST), "--games", "1", "--json", "", "--quiet", "--workers", "1"])
+    assert rc == 0 and "skipping the chart" in capsys.readouterr().err
+    assert not (tmp_path / "results").exists()
+
+    def no_games(*a, **k):
+        raise AssertionError("a game was played")
+
+    monkeypatch.setattr(tournament, "play_game", no_games)
+    with pytest.raises(SystemExit) as e:
+        evaluate.main(["--seats", ",".join(FAST), "--games", "1", "--json", "", "--chart", "x.png", "--quiet"])
+    assert e.value.code == 2 and "needs matplotlib" in capsys.readouterr().err
