@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -12,6 +13,10 @@ import clue_env
 from agents import make_agent, parse_spec
 from agents.deduction import DeductionAgent, information_gain
 from agents.tournament import play_game, run_tournament, summarise, wilson
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:  # evaluate.py lives at the repository root (as under `python -m pytest`)
+    sys.path.insert(0, ROOT)
 
 
 def test_parse_spec_forms():
