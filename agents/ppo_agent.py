@@ -1,6 +1,11 @@
 """``ppo:PATH``: a trained policy (``ppo`` alone: the policy shipped in ``models/``:
 ``clue_ppo.pt`` for 3-6 players, ``clue_ppo_2p.pt`` for the two-player game).
 
+A policy file may also hold an accusation head (:mod:`clue_env.training.accusation_net`):
+then at every decision where an accusation is legal and the network's own choice is not one, the
+head decides from the seat's view whether accusing its best triple now is worth more than
+waiting, and which legal triple to accuse (a hierarchical policy: both parts are learned).
+
 The agent keeps its seat's policy features (:class:`clue_env.training.features.SeatFeatures`)
 from the observation and ``info["seat_view"].events`` it is handed, exactly as in training, and plays the
 network's most probable legal action, so its play is deterministic given the game. Needs the
@@ -14,8 +19,12 @@ from typing import Any
 
 import numpy as np
 
+from clue_env.codec import default_codec
+
 from . import register_agent
 from .base import Agent
+
+CODEC = default_codec()
 
 #: the policies shipped with the project
 MODELS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models")
@@ -30,26 +39,38 @@ def shipped_policy(num_players: int) -> str:
     return SHIPPED_POLICY_2P if num_players == 2 else SHIPPED_POLICY
 
 
-_NETS: dict[str, Any] = {}
+_NETS: dict[Any, Any] = {}
 
 
 def _net(path: str) -> Any:
     """The network in ``path``, loaded once per process (and again when the file changes)."""
+    return _load(path)[0]
+
+
+def _load(path: str) -> tuple[Any, Any]:
+    """(network, accusation head or None) in ``path``, loaded once per process."""
     try:
         st = os.stat(path)
         key: Any = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
     except OSError:
         key = os.path.abspath(path)  # load_policy reports the missing file
     if key not in _NETS:
-        from clue_env.training.checkpoint import load_policy
+        from clue_env.training.checkpoint import load_accusation, load_policy
 
-        _NETS[key] = load_policy(path)[0]
+        _NETS[key] = (load_policy(path)[0], load_accusation(path))
     return _NETS[key]
 
 
 class PPOAgent(Agent):
     def __init__(
-        self, seat: int, num_players: int, rules: Any = "classic", seed: int | None = None, path: str = "", net: Any = None
+        self,
+        seat: int,
+        num_players: int,
+        rules: Any = "classic",
+        seed: int | None = None,
+        path: str = "",
+        net: Any = None,
+        accusation: Any = None,
     ) -> None:
         try:
             import torch
@@ -60,7 +81,10 @@ class PPOAgent(Agent):
         self._torch = torch
         torch.set_num_threads(1)  # batch-1 inference: one thread is fastest and leaves the other core free
         self.path = path or shipped_policy(num_players)
-        self.net = net if net is not None else _net(self.path)
+        if net is not None:
+            self.net, self.accusation = net, accusation
+        else:
+            self.net, self.accusation = _load(self.path)
         self.features = SeatFeatures(seat, num_players)
         self._size = POLICY_LAYOUT.size
         self._buf = np.zeros(self._size, dtype=np.float32)
@@ -68,6 +92,11 @@ class PPOAgent(Agent):
 
     def reset(self) -> None:
         self.features.reset()
+        from clue_env.training.accusation import RaceTracker
+
+        self.race = RaceTracker(self.num_players)
+        #: the accusation head's last reading: (q_stop, q_wait, triple) or None (for replays and studies)
+        self.last_accusation: tuple[float, float, tuple[int, ...] | None] | None = None
 
     def policy_input(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> np.ndarray:
         obs = observation["observation"]
@@ -86,7 +115,55 @@ class PPOAgent(Agent):
             logits, _ = self.net(torch.from_numpy(x).unsqueeze(0))
         logits = logits[0].numpy()
         legal = np.flatnonzero(mask)
-        return int(legal[int(np.argmax(logits[legal]))])
+        action = int(legal[int(np.argmax(logits[legal]))])
+        if (
+            self.accusation is not None
+            and not CODEC.ACCUSE <= action < CODEC.accuse_slice.stop
+            and mask[CODEC.accuse_slice].any()
+        ):
+            early = self._accusation(observation, info)
+            if early is not None:
+                return early
+        return action
+
+    def _accusation(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int | None:
+        """The accusation head's choice: a legal accusation now, or ``None`` to wait."""
+        from clue_env.engine.cards import ROOM_BASE, WEAPON_BASE
+        from clue_env.engine.game import Phase
+        from clue_env.training.accusation import TOP_TRIPLES, stop_features, triple_features, triple_posterior
+        from clue_env.training.features import BASE_SIZE
+
+        torch = self._torch
+        view = info["seat_view"]
+        f = self.features.update(observation["observation"][:BASE_SIZE], view.events)
+        k = self.features.knowledge
+        if k is None:
+            return None
+        self.race.feed(view.events)
+        triples, how = triple_posterior(k, self.rng)
+        top = sorted(triples.items(), key=lambda kv: -kv[1])[:TOP_TRIPLES]
+        best_p = top[0][1] if top else 0.0
+        z = stop_features(
+            f, best_p, how, len(triples), self.race.per_seat(self.seat, view.turn), view.turn, view.phase == Phase.START,
+            self.num_players,
+        )  # fmt: skip
+        with torch.inference_mode():
+            q_stop, q_wait = self.accusation.q_values(torch.from_numpy(z).unsqueeze(0))
+            scores = self.accusation.triple_scores(torch.from_numpy(triple_features(top, f))).numpy() if top else None
+        self.last_accusation = (float(q_stop[0]), float(q_wait[0]), None)
+        if scores is None or not float(q_stop[0]) > float(q_wait[0]):
+            return None
+        mask = observation["action_mask"]
+        best: tuple[float, int, tuple[int, ...]] | None = None
+        for (t, _p), score in zip(top, scores):
+            s, w, r = sorted(t)
+            a = CODEC.accuse(s, w - WEAPON_BASE, r - ROOM_BASE)
+            if mask[a] and (best is None or score > best[0]):
+                best = (float(score), a, t)
+        if best is None:
+            return None
+        self.last_accusation = (float(q_stop[0]), float(q_wait[0]), best[2])
+        return best[1]
 
 
 def _make(seat: int, num_players: int, rules: Any = "classic", seed: int | None = None, path: str = "", **kw: Any) -> PPOAgent:

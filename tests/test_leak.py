@@ -139,11 +139,22 @@ CASES = [
 
 
 def _policy_features(obs, infos, viewer, n):
-    """The learned policy's extra pieces (clue_env.training.features) along the replay."""
+    """The learned policy's extra pieces (clue_env.training.features) along the replay, followed
+    by the accusation head's inputs (clue_env.training.accusation) and its candidate triples."""
+    from clue_env.training.accusation import RaceTracker, stop_features, triple_features, triple_posterior
     from clue_env.training.features import SeatFeatures
 
     sf = SeatFeatures(viewer, n)
-    return [sf.update(o, i).copy() for o, i in zip(obs, infos)]
+    race = RaceTracker(n)
+    out = []
+    for o, i in zip(obs, infos):
+        f = sf.update(o, i).copy()
+        race.feed(i)
+        triples, how = triple_posterior(sf.knowledge, np.random.default_rng(0))
+        top = sorted(triples.items(), key=lambda kv: (-kv[1], kv[0]))[:8]
+        z = stop_features(f, top[0][1] if top else 0.0, how, len(triples), race.per_seat(viewer, race.turn), race.turn, False, n)
+        out.append(np.concatenate([f, z, triple_features(top, f).ravel()]))
+    return out
 
 
 @pytest.mark.parametrize("n, seed, viewer, beliefs, rules", CASES)

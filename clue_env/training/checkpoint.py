@@ -4,7 +4,11 @@ A policy file is a ``torch.save`` of a plain dict (tensors, strings, numbers onl
 with ``weights_only=True`` and runs no code)::
 
     {"format": "clue_env-policy", "version": 1, "layout_hash": ..., "net": {constructor args},
-     "state_dict": {...}, "meta": {training command, config, commit, evaluation, ...}}
+     "state_dict": {...}, "meta": {training command, config, commit, evaluation, ...},
+     "accusation": {"net": {...}, "state_dict": {...}, "meta": {...}}}   # optional
+
+``"accusation"`` is the optional accusation head
+(:class:`clue_env.training.accusation_net.AccusationNet`): a file without one plays as before.
 
 :func:`load_policy` refuses a missing, corrupt or foreign file and one whose observation/action
 layout hash differs from this version of the env, each with a :class:`CheckpointError` saying
@@ -28,8 +32,10 @@ class CheckpointError(ClueError, ValueError):
     """A policy file that cannot be used (missing, corrupt, foreign or for another layout)."""
 
 
-def save_policy(path: str, net: Any, meta: dict[str, Any] | None = None) -> None:
-    """Write ``net`` (a CluePolicyNet) and ``meta`` to ``path`` atomically."""
+def save_policy(path: str, net: Any, meta: dict[str, Any] | None = None, accusation: Any = None) -> None:
+    """Write ``net`` (a CluePolicyNet), ``meta`` and the optional accusation head (an
+    ``AccusationNet``, or its :func:`~clue_env.training.accusation_net.accusation_state` data)
+    to ``path`` atomically."""
 
     data = {
         "format": FORMAT,
@@ -39,6 +45,10 @@ def save_policy(path: str, net: Any, meta: dict[str, Any] | None = None) -> None
         "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
         "meta": dict(meta or {}),
     }
+    if accusation is not None:
+        from .accusation_net import accusation_state
+
+        data["accusation"] = accusation if isinstance(accusation, dict) else accusation_state(accusation)
     atomic_torch_save(data, path)
 
 
@@ -103,4 +113,17 @@ def load_policy(path: str) -> tuple[Any, dict[str, Any]]:
     return net, data.get("meta", {})
 
 
-__all__ = ["CheckpointError", "load_policy", "save_policy", "read_policy_file", "atomic_torch_save"]
+def load_accusation(path: str) -> Any:
+    """The accusation head stored in the policy file ``path``, or ``None`` when it has none."""
+    data = read_policy_file(path)
+    if data.get("accusation") is None:
+        return None
+    from .accusation_net import accusation_from_state
+
+    try:
+        return accusation_from_state(data["accusation"])
+    except ValueError as e:
+        raise CheckpointError(f"{path!r}: {e}") from None
+
+
+__all__ = ["CheckpointError", "load_accusation", "load_policy", "save_policy", "read_policy_file", "atomic_torch_save"]

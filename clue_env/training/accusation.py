@@ -1,0 +1,192 @@
+"""When to accuse: the inputs of the policy's accusation head, computed from one seat's view.
+
+``deduction`` (and a policy imitating it) accuses only once the solution is proved. Waiting for
+proof loses the games in which an opponent solves first while the seat's most likely triple
+was already right (``docs/training.md``, "Accusation timing"). The accusation head
+(:class:`clue_env.training.accusation_net.AccusationNet`) decides at every decision where an
+accusation is legal whether to accuse now, from these inputs:
+
+* **how likely my best triple is right**: the engine's posterior probability of each candidate
+  envelope, counted exactly when that fits a work budget, else estimated by importance sampling
+  (:func:`triple_posterior`); skipped (the approximate marginals stand in) while more than
+  :data:`MAX_TRIPLES` triples are possible, when no accusation could pay;
+* **how close each opponent is to a solution**, from public information only
+  (:class:`RaceTracker`): how often it suggested, was shown a card, got no refutation, how many
+  passes its suggestions met, how long since it was last shown a card, how insistently it names
+  the same card, whether it is eliminated;
+* the game's turn, the phase (start of my turn, or after my suggestion) and the player count.
+
+Everything here reads only what R31 lets the seat know: its own (redacted) event history and
+the policy features of :mod:`clue_env.training.features` (themselves built from that history).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..engine.cards import N_CARDS, ROOM_BASE, WEAPON_BASE
+from ..engine.events import Accuse, NoRefute, Pass, Show, Suggest, Turn
+from ..engine.knowledge import Knowledge
+from ..engine.knowledge.base import BudgetExceeded
+from ..observation import MAX_SEATS
+
+#: more possible envelopes than this: the posterior is not computed (no accusation can pay yet)
+MAX_TRIPLES = 48
+#: exact counting of consistent deals up to this much work, else importance sampling
+EXACT_BUDGET = 100_000
+#: importance-sampling draws when counting is too costly
+IMPORTANCE_SAMPLES = 200
+#: candidate triples kept for the accusation head's choice
+TOP_TRIPLES = 8
+
+#: offsets into :func:`features.policy_observation`'s extra pieces (see ``POLICY_PIECES``)
+_BELIEF_COLS = MAX_SEATS + 2
+_SOLUTION = N_CARDS * _BELIEF_COLS
+_CAND = _SOLUTION + N_CARDS + 1
+PER_SEAT = 9
+#: size of :func:`stop_features`
+STOP_FEATURES = 2 + 3 + 1 + 3 + 3 + 1 + 1 + 1 + 5 + MAX_SEATS * PER_SEAT + 9
+
+
+class RaceTracker:
+    """Public counts per seat from one seat's event history (fed incrementally)."""
+
+    def __init__(self, num_players: int) -> None:
+        n = num_players
+        self.n = n
+        self.suggestions = np.zeros(n)
+        self.shown = np.zeros(n)
+        self.unrefuted = np.zeros(n)
+        self.eliminated = np.zeros(n)
+        self.passes = np.zeros(n)
+        self.last_shown = np.zeros(n)
+        self.names = np.zeros((n, N_CARDS))
+        self.unrefuted_names = np.zeros((n, N_CARDS))
+        self.turn = 0
+        self._triple: tuple[int, int, int] | None = None
+        self.seen = 0
+
+    def feed(self, events: Sequence[Any]) -> None:
+        """Consume the events not seen yet (``events``: the seat's whole history)."""
+        for ev in events[self.seen :]:
+            match ev:
+                case Turn(turn=t):
+                    self.turn = t
+                case Suggest(seat=s, suspect=a, weapon=b, room=c):
+                    self._triple = (a, WEAPON_BASE + b, ROOM_BASE + c)
+                    self.suggestions[s] += 1
+                    self.names[s, list(self._triple)] += 1
+                case Show(suggester=s):
+                    self.shown[s] += 1
+                    self.last_shown[s] = self.turn
+                case Pass(suggester=s):
+                    self.passes[s] += 1
+                case NoRefute(suggester=s):
+                    self.unrefuted[s] += 1
+                    if self._triple is not None:
+                        self.unrefuted_names[s, list(self._triple)] += 1
+                case Accuse(seat=s, correct=False):
+                    self.eliminated[s] = 1
+        self.seen = len(events)
+
+    def per_seat(self, me: int, turn: int) -> np.ndarray:
+        """(MAX_SEATS, PER_SEAT) features, row k = the seat k places to my left (0 = me)."""
+        out = np.zeros((MAX_SEATS, PER_SEAT))
+        for k in range(self.n):
+            s = (me + k) % self.n
+            last = self.last_shown[s]
+            out[k] = (
+                self.suggestions[s] / 10,
+                self.shown[s] / 10,
+                self.unrefuted[s] / 5,
+                self.eliminated[s],
+                self.passes[s] / 20,
+                (turn - last) / 30 if last else 1.0,
+                self.names[s].max() / 10,
+                self.unrefuted_names[s].max() / 3,
+                1.0,
+            )
+        return out
+
+
+def triple_posterior(k: Knowledge, rng: np.random.Generator) -> tuple[dict[tuple[int, ...], float], bool | None]:
+    """P(envelope = triple) for the possible triples, and how it was got: ``True`` counted
+    exactly, ``False`` estimated by importance sampling, ``None`` not computed (more than
+    :data:`MAX_TRIPLES` possible triples; an empty dict then)."""
+    cand = k.envelope_candidates()
+    if len(cand[0]) * len(cand[1]) * len(cand[2]) > MAX_TRIPLES:
+        return {}, None
+    try:
+        tables = k._count_tables(EXACT_BUDGET)
+        total = sum(t[4] for t in tables)
+        return {tuple(t[0]): t[4] / total for t in tables}, True
+    except BudgetExceeded:
+        pass
+    est = k.importance_posterior(rng, IMPORTANCE_SAMPLES).triples
+    return {tuple(t): p for t, p in est.items()}, False
+
+
+def stop_features(
+    policy_features: np.ndarray,
+    best_p: float,
+    how: bool | None,
+    n_triples: int,
+    race: np.ndarray,
+    turn: int,
+    start_of_turn: bool,
+    num_players: int,
+) -> np.ndarray:
+    """The accusation head's input vector (:data:`STOP_FEATURES` floats).
+
+    ``policy_features``: the seat's :class:`~clue_env.training.features.SeatFeatures` vector;
+    ``best_p``: the posterior of the most likely triple (``how`` as in :func:`triple_posterior`;
+    when ``None`` the product of the per-kind top marginals stands in); ``race``:
+    :meth:`RaceTracker.per_seat`.
+    """
+    f = policy_features
+    env = f[np.arange(N_CARDS) * _BELIEF_COLS + MAX_SEATS]  # P(card in the envelope)
+    cand = f[_CAND : _CAND + 3]
+    top = f[_CAND + 3 : _CAND + 6]
+    top_joint = float(f[_CAND + 6])
+    p = best_p if how is not None else top_joint
+    logit = math.log(max(p, 1e-4) / max(1.0 - p, 1e-4))
+    x = np.concatenate(
+        [
+            [p, logit / 5, how is True, how is False, how is None, min(n_triples, 100) / 100],
+            cand,
+            top,
+            [top_joint, turn / 100, float(start_of_turn)],
+            [float(num_players == m) for m in range(2, 7)],
+            race.ravel(),
+            np.sort(env)[::-1][:9],
+        ]
+    )
+    return x.astype(np.float32)
+
+
+def triple_features(triples: Sequence[tuple[tuple[int, ...], float]], policy_features: np.ndarray) -> np.ndarray:
+    """(T, 2) inputs of the triple scorer for candidate triples: log posterior, and the sum of
+    the log approximate envelope marginals of the three cards."""
+    env = policy_features[np.arange(N_CARDS) * _BELIEF_COLS + MAX_SEATS]
+    out = np.zeros((len(triples), 2), dtype=np.float32)
+    for i, (t, p) in enumerate(triples):
+        out[i, 0] = math.log(max(p, 1e-6))
+        out[i, 1] = float(sum(math.log(max(float(env[c]), 1e-6)) for c in t))
+    return out
+
+
+__all__ = [
+    "EXACT_BUDGET",
+    "IMPORTANCE_SAMPLES",
+    "MAX_TRIPLES",
+    "STOP_FEATURES",
+    "TOP_TRIPLES",
+    "RaceTracker",
+    "stop_features",
+    "triple_features",
+    "triple_posterior",
+]

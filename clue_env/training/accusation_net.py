@@ -1,0 +1,87 @@
+"""The accusation head: whether to accuse now, and which triple (a small torch network).
+
+Two parts, both learned (``clue_env.training.accusation_fit``):
+
+* ``stop`` and ``cont``: two MLPs on :func:`~clue_env.training.accusation.stop_features` giving
+  the logits of P(my best triple is the solution) and of P(I win if I do not accuse now, playing
+  on as I do). The head accuses when the first is larger: an optimal-stopping rule learned by
+  fitted value iteration on recorded games (Longstaff–Schwartz regression of realised outcomes).
+* ``triple``: a linear scorer of candidate triples from
+  :func:`~clue_env.training.accusation.triple_features`, trained by cross-entropy against the
+  true envelope; the head accuses the best-scored legal triple.
+
+Stored inside a policy file under the key ``"accusation"`` (see
+:mod:`clue_env.training.checkpoint`); a policy file without one plays as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import nn
+
+from .accusation import STOP_FEATURES
+
+
+def _mlp(d: int, h: int) -> nn.Sequential:
+    return nn.Sequential(nn.Linear(d, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU(), nn.Linear(h, 1))
+
+
+class AccusationNet(nn.Module):
+    """``stop(x)``, ``cont(x)``: logits over :data:`STOP_FEATURES` inputs; ``triple(t)``: scores."""
+
+    def __init__(self, hidden: int = 64, inputs: int = STOP_FEATURES) -> None:
+        super().__init__()
+        self.hidden, self.inputs = hidden, inputs
+        self.stop = _mlp(inputs, hidden)
+        self.cont = _mlp(inputs, hidden)
+        self.triple = nn.Linear(2, 1, bias=False)
+        with torch.no_grad():
+            self.triple.weight.copy_(torch.tensor([[1.0, 0.0]]))  # start at "the most probable triple"
+
+    def q_values(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(P(best triple right), P(win if I wait)) for a batch of inputs (B, STOP_FEATURES)."""
+        return torch.sigmoid(self.stop(x).squeeze(-1)), torch.sigmoid(self.cont(x).squeeze(-1))
+
+    def should_accuse(self, x: torch.Tensor) -> torch.Tensor:
+        """(B,) bool: accusing now is worth more than waiting."""
+        return self.stop(x).squeeze(-1) > self.cont(x).squeeze(-1)
+
+    def triple_scores(self, t: torch.Tensor) -> torch.Tensor:
+        """(T,) scores of candidate triples from their (T, 2) features."""
+        return self.triple(t).squeeze(-1)
+
+    def config(self) -> dict[str, int]:
+        return {"hidden": self.hidden, "inputs": self.inputs}
+
+
+def accusation_state(net: AccusationNet, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The plain-data form stored in a policy file."""
+    return {
+        "net": net.config(),
+        "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
+        "meta": dict(meta or {}),
+    }
+
+
+def accusation_from_state(data: dict[str, Any]) -> AccusationNet:
+    """Rebuild the head from :func:`accusation_state` data (raises ValueError if it does not fit)."""
+    cfg = data.get("net") if isinstance(data, dict) else None
+    if not isinstance(cfg, dict) or set(cfg) != {"hidden", "inputs"}:
+        raise ValueError("the accusation head has no valid 'net' entry")
+    hidden, inputs = cfg["hidden"], cfg["inputs"]
+    if not (isinstance(hidden, int) and 1 <= hidden <= 1024):
+        raise ValueError(f"the accusation head's hidden size {hidden!r} is not an int in 1..1024")
+    if inputs != STOP_FEATURES:
+        raise ValueError(f"the accusation head takes {inputs!r} inputs; this clue_env computes {STOP_FEATURES}")
+    net = AccusationNet(hidden=hidden, inputs=inputs)
+    try:
+        net.load_state_dict(data["state_dict"])
+    except (TypeError, RuntimeError, KeyError) as e:
+        raise ValueError(f"the accusation head's weights do not fit ({str(e)[:200]})") from None
+    net.eval()
+    return net
+
+
+__all__ = ["AccusationNet", "accusation_from_state", "accusation_state"]
