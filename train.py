@@ -61,7 +61,8 @@ def main(argv: list[str] | None = None) -> int:
             cfg = cfg.replace_ppo(timesteps=args.timesteps)
         if args.seed is not None:
             cfg = dataclasses.replace(cfg, seed=args.seed)
-        for spec in set(cfg.ppo.opponents) | set(cfg.eval.opponents) | {s for lu in cfg.imitation.lineups for s in lu}:
+        lineups = [*cfg.imitation.lineups, *cfg.accusation.lineups]
+        for spec in set(cfg.ppo.opponents) | set(cfg.eval.opponents) | {s for lu in lineups for s in lu}:
             SpecFactory(spec)  # fail fast on a bad spec
     except (ConfigError, ValueError) as e:
         print(f"train.py: error: {e}", file=sys.stderr)

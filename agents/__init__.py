@@ -46,7 +46,11 @@ class SpecFactory:
     """A picklable ``f(seat, num_players, rules, seed) -> Agent`` for one spec (training adapters)."""
 
     def __init__(self, spec: str) -> None:
-        parse_spec(spec)
+        name, _params = parse_spec(spec)
+        if name not in _REGISTRY:
+            _load_optional()
+        if name not in _REGISTRY:  # checked now, before any game is played with it
+            raise ValueError(f"unknown agent {name!r} in spec {spec!r}; known agents: {', '.join(sorted(_REGISTRY))}")
         self.spec = spec
 
     def __call__(self, seat: int, num_players: int, rules: str | RulesConfig, seed: int | None) -> Agent:

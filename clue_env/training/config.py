@@ -2,7 +2,8 @@
 
 Sections: top level (name, seed, rules, player counts), ``net`` (network sizes), ``imitation``
 (behaviour cloning of a scripted teacher, with DAgger rounds), ``ppo`` (MaskablePPO
-fine-tuning against an opponent mix), ``eval`` (periodic tournaments against the baselines).
+fine-tuning against an opponent mix), ``accusation`` (the accusation head: when to accuse),
+``eval`` (periodic tournaments against the baselines).
 Unknown keys and bad values raise :class:`TrainConfigError` naming the key.
 """
 
@@ -98,6 +99,26 @@ class EvalConfig:
 
 
 @dataclass(frozen=True)
+class AccusationConfig:
+    """The accusation head (:mod:`clue_env.training.accusation_fit`): recorded games, then a fit."""
+
+    #: games to record (0: no accusation head); split evenly over ``lineups``
+    games: int = 0
+    #: line-ups of agent specs whose every seat is recorded (the player count is each line-up's length)
+    lineups: tuple[tuple[str, ...], ...] = (("deduction", "deduction", "deduction", "deduction"),)
+    #: games recorded per saved chunk (a resumed run keeps the chunks already recorded)
+    chunk_games: int = 250
+    #: fitted value iterations of the stopping rule
+    iterations: int = 6
+    epochs: int = 20
+    hidden: int = 64
+    lr: float = 0.002
+    weight_decay: float = 0.0001
+    #: share of the games held out for the reported gain of the rule (the final fit uses all)
+    held_out: float = 0.25
+
+
+@dataclass(frozen=True)
 class TrainConfig:
     name: str = "run"
     seed: int = 0
@@ -109,6 +130,7 @@ class TrainConfig:
     imitation: ImitationConfig = field(default_factory=ImitationConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    accusation: AccusationConfig = field(default_factory=AccusationConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return _plain(dataclasses.asdict(self))
@@ -117,7 +139,7 @@ class TrainConfig:
         return dataclasses.replace(self, ppo=dataclasses.replace(self.ppo, **kw))
 
 
-_SECTIONS = {"net": NetConfig, "imitation": ImitationConfig, "ppo": PPOConfig, "eval": EvalConfig}
+_SECTIONS = {"net": NetConfig, "imitation": ImitationConfig, "ppo": PPOConfig, "eval": EvalConfig, "accusation": AccusationConfig}
 
 
 def _plain(x: Any) -> Any:
@@ -233,6 +255,17 @@ def _check(obj: Any, where: str) -> None:
             raise TrainConfigError(f"{where}.opponent_weights needs one weight per opponent ({len(obj.opponents)})")
         if not 0 < obj.gamma <= 1 or not 0 <= obj.gae_lambda <= 1:
             raise TrainConfigError(f"{where}: gamma must be in (0, 1] and gae_lambda in [0, 1]")
+    elif isinstance(obj, AccusationConfig):
+        _positive(where, chunk_games=obj.chunk_games, iterations=obj.iterations, epochs=obj.epochs, hidden=obj.hidden,
+                  lr=obj.lr)  # fmt: skip
+        if obj.games < 0 or obj.weight_decay < 0:
+            raise TrainConfigError(f"{where}: games and weight_decay must be >= 0")
+        if obj.hidden > 1024:
+            raise TrainConfigError(f"{where}.hidden must be at most 1024, got {obj.hidden}")
+        if not 0 <= obj.held_out < 1:
+            raise TrainConfigError(f"{where}.held_out must be in [0, 1), got {obj.held_out}")
+        if not obj.lineups or any(not 2 <= len(lu) <= 6 for lu in obj.lineups):
+            raise TrainConfigError(f"{where}.lineups: each line-up needs 2-6 seats, got {obj.lineups}")
     elif isinstance(obj, EvalConfig):
         _positive(where, games=obj.games, workers=obj.workers, every_checkpoints=obj.every_checkpoints)
     elif isinstance(obj, TrainConfig):
@@ -257,4 +290,13 @@ def load_train_config(source: str | dict[str, Any]) -> TrainConfig:
     return _build(TrainConfig, data, "config")
 
 
-__all__ = ["TrainConfig", "TrainConfigError", "load_train_config", "NetConfig", "ImitationConfig", "PPOConfig", "EvalConfig"]
+__all__ = [
+    "AccusationConfig",
+    "EvalConfig",
+    "ImitationConfig",
+    "NetConfig",
+    "PPOConfig",
+    "TrainConfig",
+    "TrainConfigError",
+    "load_train_config",
+]

@@ -7,6 +7,7 @@ The run directory holds everything needed to reproduce and resume it::
     checkpoints/ppo_latest.zip      SB3 model (weights + optimizer) at the last PPO checkpoint
     checkpoints/state.json          how far PPO got
     checkpoints/policy_<steps>.pt   the policy at each PPO checkpoint
+    accusation/*.npz  fit.json      recorded games for the accusation head (kept on --resume), its fit
     policy.pt                       the final policy file (clue_env.training.checkpoint)
     eval.jsonl  curve.png           periodic evaluation against the baselines
     tb/                             TensorBoard logs
@@ -370,6 +371,56 @@ class Trainer:
             env.close()
         return model.policy.net
 
+    # ------------------------------------------------------------------ accusation head
+    def accusation(self) -> Any:
+        """Record games and fit the accusation head (``None`` when ``accusation.games`` is 0).
+
+        Chunks of recorded games are saved in ``accusation/`` as they finish; a resumed run keeps
+        them and records only the missing ones (each chunk's games are fixed by the seed)."""
+        a = self.cfg.accusation
+        if a.games == 0:
+            return None
+        from tqdm import tqdm
+
+        from .accusation_fit import fit_head, load_trajectories, paired_gain, record_games, save_trajectories
+
+        d = os.path.join(self.out, "accusation")
+        os.makedirs(d, exist_ok=True)
+        entropy = _seed_of(self.cfg.seed, 5)
+        trajs = []
+        bar = tqdm(total=a.games, unit="game", desc="accusation games", disable=not self.progress)
+        for li, lineup in enumerate(a.lineups):
+            factories = [self.factory_for(spec) for spec in lineup]
+            n_games = a.games // len(a.lineups) + int(li < a.games % len(a.lineups))
+            first = _seed_of(self.cfg.seed, 6, li) % 2**40
+            for c, start in enumerate(range(0, n_games, a.chunk_games)):
+                path = os.path.join(d, f"lineup{li}_chunk{c:04d}.npz")
+                seeds = [first + i for i in range(start, min(n_games, start + a.chunk_games))]
+                if os.path.exists(path):
+                    part = load_trajectories(path)
+                else:
+                    part = record_games(factories, self.rules, seeds, entropy, workers=self.workers)
+                    save_trajectories(path, part)
+                trajs += part
+                bar.update(len(seeds))
+        bar.close()
+        kw = dict(hidden=a.hidden, iterations=a.iterations, epochs=a.epochs, lr=a.lr, weight_decay=a.weight_decay)
+        report: dict[str, Any] = {"trajectories": len(trajs), "games": a.games}
+        if a.held_out > 0:
+            rng = np.random.default_rng(_seed_of(self.cfg.seed, 7))
+            held = {g for g in sorted({t.game for t in trajs}) if rng.random() < a.held_out}
+            train = [t for t in trajs if t.game not in held]
+            test = [t for t in trajs if t.game in held]
+            from .accusation_fit import stop_decisions
+
+            probe = fit_head(train, seed=self.cfg.seed, log=self._log, held_out=test, **kw)  # type: ignore[arg-type]
+            gain, half = paired_gain(test, stop_decisions(probe, test))
+            report.update(held_out_games=len(held), held_out_gain=gain, held_out_gain_ci95=[gain - half, gain + half])
+            self._log(f"accusation head: held-out gain over waiting for proof {gain:+.2%} ± {half:.2%} ({len(test)} seat-games)")
+        net = fit_head(trajs, seed=self.cfg.seed, log=self._log, **kw)  # type: ignore[arg-type]
+        atomic_write_text(os.path.join(d, "fit.json"), json.dumps(report, indent=2))
+        return net
+
     # ------------------------------------------------------------------ all
     def run(self) -> str:
         """Train; returns the path of the final policy file."""
@@ -393,6 +444,7 @@ class Trainer:
         else:
             net = self.imitation(net)
         net = self.ppo(net)
+        head = self.accusation()
         final = os.path.join(self.out, "policy.pt")
         with open(os.path.join(self.out, "run.json"), encoding="utf-8") as f:
             run = json.load(f)
@@ -404,7 +456,9 @@ class Trainer:
             "versions": run.get("versions"),
             "train_seconds_this_session": round(time.time() - t0, 1),
         }
-        save_policy(final, net, meta)
+        save_policy(final, net, meta, accusation=head)
+        if head is not None:
+            self._evaluate(final, self.cfg.ppo.timesteps, "accusation")
         if self._writer is not None:
             self._writer.close()
         return final

@@ -1,0 +1,309 @@
+"""The accusation head: its inputs (R31-safe, the same in recording and play), the stopping fit,
+policy files that carry a head, the ppo agent that consults it, and the train.py stage."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import clue_env  # noqa: E402
+from agents import SpecFactory, make_agent  # noqa: E402
+from agents.ppo_agent import SHIPPED_POLICY, PPOAgent  # noqa: E402
+from clue_env.codec import default_codec  # noqa: E402
+from clue_env.engine.events import Accuse, NoRefute, Show, Suggest  # noqa: E402
+from clue_env.engine.knowledge import Knowledge  # noqa: E402
+from clue_env.training.accusation import (  # noqa: E402
+    MAX_TRIPLES,
+    STOP_FEATURES,
+    RaceTracker,
+    stop_features,
+    triple_posterior,
+)
+from clue_env.training.accusation_fit import (  # noqa: E402
+    Trajectory,
+    fit_head,
+    load_trajectories,
+    paired_gain,
+    realised_values,
+    record_game,
+    save_trajectories,
+    stop_decisions,
+)
+from clue_env.training.accusation_net import AccusationNet, accusation_state  # noqa: E402
+from clue_env.training.checkpoint import CheckpointError, load_accusation, load_policy, save_policy  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CODEC = default_codec()
+
+
+def _deduction_game(n: int = 4, seed: int = 3, rules: str = "classic"):
+    env = clue_env.raw_env(num_players=n, rules=rules)
+    agents = [make_agent("deduction", seat=i, num_players=n, rules=env.rules, seed=i) for i in range(n)]
+    for a in agents:
+        a.reset()
+    env.reset(seed=seed)
+    while not env.game.over:
+        name = env.agent_selection
+        env.step(agents[env.game.acting].act(env.observe(name), env.infos[name]))
+    return env
+
+
+def test_race_tracker_counts_public_events_per_seat():
+    env = _deduction_game()
+    g = env.game
+    events = list(env.seat_view("player_1").events)
+    race = RaceTracker(4)
+    race.feed(events[:10])
+    race.feed(events)  # incremental: only the new ones are read
+    for s in range(4):
+        assert race.suggestions[s] == sum(1 for ev in g.log if isinstance(ev, Suggest) and ev.seat == s)
+        assert race.shown[s] == sum(1 for ev in g.log if isinstance(ev, Show) and ev.suggester == s)
+        assert race.unrefuted[s] == sum(1 for ev in g.log if isinstance(ev, NoRefute) and ev.suggester == s)
+        assert race.eliminated[s] == any(isinstance(ev, Accuse) and ev.seat == s and not ev.correct for ev in g.log)
+    rows = race.per_seat(1, g.turn)
+    assert rows.shape == (6, 9) and rows[:4, -1].tolist() == [1, 1, 1, 1] and not rows[4:].any()
+    assert rows[0, 0] == race.suggestions[1] / 10  # row 0 is me, then the seats to my left
+
+
+def test_triple_posterior_is_exact_when_counting_fits_and_skipped_when_too_many():
+    k = Knowledge([6, 6, 6])
+    triples, how = triple_posterior(k, np.random.default_rng(0))
+    assert how is None and triples == {}  # 324 possible envelopes > MAX_TRIPLES
+    k = Knowledge([3, 3, 3, 3, 3, 3])
+    for c in [1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17, 18]:  # leaves 1 x 1 x 3 envelopes
+        k.holds(c % 6, c)
+    triples, how = triple_posterior(k, np.random.default_rng(0))
+    assert how is True and len(triples) <= MAX_TRIPLES
+    exact = k.exact_posterior()
+    assert exact is not None
+    for t, p in triples.items():
+        assert p == pytest.approx(exact.triples[t])
+    assert sum(triples.values()) == pytest.approx(1.0)
+
+
+def test_stop_features_have_the_declared_size_and_are_finite():
+    race = RaceTracker(3).per_seat(0, 0)
+    f = np.zeros(POLICY_EXTRA, dtype=np.float32)
+    for how in (True, False, None):
+        z = stop_features(f, 0.4, how, 5, race, 12, True, 3)
+        assert z.shape == (STOP_FEATURES,) and np.isfinite(z).all()
+
+
+from clue_env.training.features import SeatFeatures  # noqa: E402
+
+POLICY_EXTRA = SeatFeatures.size
+
+
+@pytest.mark.parametrize("n, rules", [(4, "classic"), (3, "classic"), (2, "edition2023"), (4, "edition2023")])
+def test_recorded_trajectories_agree_with_the_game(n, rules):
+    trajs = record_game([SpecFactory("deduction")] * n, rules, 11, list(range(n)), [True] * n)
+    env = _deduction_game(n, 11, rules)  # the same game (same agent seeds)
+    assert len(trajs) == n
+    assert [t.won for t in trajs] == [float(env.game.winner == s) for s in range(n)]
+    for t in trajs:
+        assert t.x.shape == (len(t.correct), STOP_FEATURES) and np.isfinite(t.x).all()
+        # a label points at the true envelope among the candidates; the best one's flag agrees
+        for i in range(len(t.correct)):
+            if t.correct[i]:
+                assert t.label[i] == 0
+
+
+def _toy(won: float, correct: list[float]) -> Trajectory:
+    T = len(correct)
+    x = np.zeros((T, STOP_FEATURES), dtype=np.float32)
+    x[:, 0] = correct  # the toy's "posterior" tells the truth
+    return Trajectory(0, 0, x, np.array(correct, dtype=np.float32), np.zeros((T, 8, 2), np.float32), np.full(T, -1), won)
+
+
+def test_realised_values_follow_the_stopping_rule():
+    t = _toy(0.0, [0, 1, 0])
+    v, waits = realised_values([t], None)
+    assert v.tolist() == [0.0] and waits[0].tolist() == [0.0, 0.0, 0.0]
+    v, waits = realised_values([t], [np.array([False, True, False])])
+    assert v.tolist() == [1.0]
+    assert waits[0].tolist() == [1.0, 0.0, 0.0]  # waiting past 0 reaches the stop at 1
+    v, _ = realised_values([t], [np.array([True, True, False])])
+    assert v.tolist() == [0.0]  # stopped at 0 with a wrong triple: out
+
+
+def test_fit_learns_to_accuse_when_its_triple_is_right_and_waiting_loses():
+    rng = np.random.default_rng(0)
+    trajs = []
+    for _ in range(400):
+        correct = (rng.random(6) < 0.3).astype(float).tolist()
+        trajs.append(_toy(float(rng.random() < 0.2), correct))
+    net = fit_head(trajs[:300], iterations=2, epochs=150, lr=1e-2)
+    gain, half = paired_gain(trajs[300:], stop_decisions(net, trajs[300:]))
+    assert gain - half > 0.3  # accusing when right beats waiting by a wide margin
+
+
+def test_trajectories_round_trip_through_npz(tmp_path):
+    trajs = record_game([SpecFactory("deduction")] * 3, "classic", 5, [0, 1, 2], [True] * 3)
+    path = tmp_path / "t.npz"
+    save_trajectories(str(path), trajs)
+    back = load_trajectories(str(path))
+    assert [(t.game, t.seat, t.won) for t in back] == [(t.game, t.seat, t.won) for t in trajs]
+    for a, b in zip(trajs, back):
+        assert np.array_equal(a.x, b.x) and np.array_equal(a.correct, b.correct) and np.array_equal(a.label, b.label)
+    assert [p.name for p in tmp_path.iterdir()] == ["t.npz"]  # written atomically, no temp left
+
+
+def _eager_head() -> AccusationNet:
+    """A head that always wants to accuse (to exercise the agent's accusation path)."""
+    head = AccusationNet(hidden=8)
+    with torch.no_grad():
+        for p in head.parameters():
+            p.zero_()
+        head.stop[-1].bias.fill_(5.0)
+        head.cont[-1].bias.fill_(-5.0)
+        head.triple.weight.copy_(torch.tensor([[1.0, 0.0]]))
+    return head
+
+
+def test_policy_files_carry_an_optional_head(tmp_path):
+    main, meta = load_policy(SHIPPED_POLICY)
+    plain = tmp_path / "plain.pt"
+    save_policy(str(plain), main, meta)
+    assert load_accusation(str(plain)) is None
+    with_head = tmp_path / "head.pt"
+    head = _eager_head()
+    save_policy(str(with_head), main, meta, accusation=head)
+    back = load_accusation(str(with_head))
+    x = torch.randn(5, STOP_FEATURES)
+    assert torch.equal(back.stop(x), head.stop(x)) and torch.equal(back.cont(x), head.cont(x))
+    data = torch.load(str(with_head), weights_only=True)
+    bad = dict(data, accusation={**accusation_state(head), "net": {"hidden": 8, "inputs": 7}})
+    torch.save(bad, str(tmp_path / "bad.pt"))
+    with pytest.raises(CheckpointError, match="inputs"):
+        load_accusation(str(tmp_path / "bad.pt"))
+    bad = dict(data, accusation={**accusation_state(head), "net": {"hidden": 10**6, "inputs": STOP_FEATURES}})
+    torch.save(bad, str(tmp_path / "huge.pt"))
+    with pytest.raises(CheckpointError, match="hidden"):
+        load_accusation(str(tmp_path / "huge.pt"))
+    bad = dict(data, accusation={**accusation_state(head), "state_dict": {}})
+    torch.save(bad, str(tmp_path / "empty.pt"))
+    with pytest.raises(CheckpointError, match="do not fit"):
+        make_agent(f"ppo:{tmp_path / 'empty.pt'}", seat=0, num_players=4)
+
+
+@pytest.mark.parametrize("n, rules", [(4, "classic"), (3, "classic"), (6, "classic"), (2, "edition2023"), (4, "edition2023")])
+def test_ppo_with_an_eager_head_accuses_early_and_legally(n, rules):
+    main, _ = load_policy(SHIPPED_POLICY)
+    env = clue_env.raw_env(num_players=n, rules=rules)
+    agents = [PPOAgent(0, n, env.rules, seed=1, net=main, accusation=_eager_head())]
+    agents += [make_agent("random", seat=i, num_players=n, rules=env.rules, seed=i) for i in range(1, n)]
+    for a in agents:
+        a.reset()
+    env.reset(seed=4)
+    accused = False
+    while not env.game.over:  # raw_env.step raises on an illegal action
+        name = env.agent_selection
+        seat = env.game.acting
+        a = agents[seat].act(env.observe(name), env.infos[name])
+        if seat == 0 and CODEC.ACCUSE <= a < CODEC.accuse_slice.stop:
+            accused = True
+            assert agents[0].last_accusation is not None and agents[0].last_accusation[2] is not None
+        env.step(a)
+    assert accused  # the head accused (at the first position with few enough possible triples)
+
+
+def test_the_agent_computes_the_head_inputs_the_recorder_saw():
+    """Recording and play share one feature path: a ppo agent built with a head records, at each
+    accusation opportunity, the same inputs as record_game for that seat."""
+    rec = record_game([SpecFactory("deduction")] * 4, "classic", 21, [5, 6, 7, 8], [True] * 4)
+    env = clue_env.raw_env(num_players=4)
+    agents = [make_agent("deduction", seat=i, num_players=4, rules=env.rules, seed=s) for i, s in enumerate([5, 6, 7, 8])]
+    main, _ = load_policy(SHIPPED_POLICY)
+    spy = PPOAgent(2, 4, env.rules, seed=0, net=main, accusation=AccusationNet(hidden=8))
+    seen = []
+    original = spy.accusation.q_values
+
+    def record(x):
+        seen.append(x[0].numpy().copy())
+        return original(x)
+
+    spy.accusation.q_values = record  # type: ignore[method-assign]
+    spy.rng = np.random.default_rng(np.random.SeedSequence(7, spawn_key=(1,)))
+    for a in agents + [spy]:
+        a.reset()
+    env.reset(seed=21)
+    while not env.game.over:
+        name = env.agent_selection
+        seat = env.game.acting
+        obs, info = env.observe(name), env.infos[name]
+        if seat == 2 and obs["action_mask"][CODEC.accuse_slice].any():
+            spy._accusation(obs, info)  # what the head would be asked (deduction still plays the seat)
+        env.step(agents[seat].act(obs, info))
+    asked = list(seen)
+    solved = len(asked) - len(rec[2].x)
+    assert 0 <= solved <= 2  # the recorder skips positions already proved (the agent's net accuses there)
+    assert np.allclose(np.stack(asked[: len(rec[2].x)]), rec[2].x, atol=1e-6)
+
+
+def test_train_stage_records_fits_resumes_and_ships_a_head(tmp_path):
+    import train
+
+    cfg = tmp_path / "acc.yaml"
+    cfg.write_text(
+        f"""
+name: acc_smoke
+seed: 1
+rules: classic
+num_players: [4]
+init: {SHIPPED_POLICY}
+ppo: {{timesteps: 0}}
+accusation:
+  games: 12
+  chunk_games: 4
+  lineups: [[deduction, deduction, deduction], [deduction, deduction, deduction, deduction]]
+  iterations: 1
+  epochs: 2
+  hidden: 8
+  held_out: 0.25
+eval: {{opponents: [random], games: 2, workers: 1}}
+"""
+    )
+    out = tmp_path / "run"
+    assert train.main(["--config", str(cfg), "--out", str(out), "--quiet", "--workers", "1"]) == 0
+    chunks = sorted(p.name for p in (out / "accusation").glob("*.npz"))
+    assert chunks == [f"lineup{li}_chunk{c:04d}.npz" for li in (0, 1) for c in (0, 1)]
+    head = load_accusation(str(out / "policy.pt"))
+    assert head is not None
+    assert (out / "accusation" / "fit.json").exists()
+    # resume after losing the last chunk: it is recorded again, identically, and the head is the same
+    last = out / "accusation" / chunks[-1]
+    before = last.read_bytes()
+    last.unlink()
+    assert train.main(["--config", str(cfg), "--out", str(out), "--quiet", "--workers", "1", "--resume"]) == 0
+    assert _arrays(last.read_bytes()) == _arrays(before)
+    again = load_accusation(str(out / "policy.pt"))
+    x = torch.randn(4, STOP_FEATURES)
+    assert torch.equal(again.stop(x), head.stop(x)) and torch.equal(again.cont(x), head.cont(x))
+
+
+def _arrays(data: bytes) -> dict[str, bytes]:
+    import io
+
+    with np.load(io.BytesIO(data), allow_pickle=False) as d:
+        return {k: d[k].tobytes() for k in d.files}
+
+
+def test_bad_accusation_config_is_refused_before_any_work(tmp_path):
+    from clue_env.training.config import TrainConfigError, load_train_config
+
+    with pytest.raises(TrainConfigError, match="accusation.held_out"):
+        load_train_config({"accusation": {"held_out": 1.5}})
+    with pytest.raises(TrainConfigError, match="accusation.lineups"):
+        load_train_config({"accusation": {"lineups": [["deduction"]]}})
+    with pytest.raises(TrainConfigError, match="unknown key"):
+        load_train_config({"accusation": {"gamez": 3}})
+    import train
+
+    cfg = tmp_path / "typo.yaml"
+    cfg.write_text("accusation: {games: 4, lineups: [[deduction, dedution, deduction]]}\n")
+    assert train.main(["--config", str(cfg), "--out", str(tmp_path / "x"), "--quiet"]) == 2
+    assert not (tmp_path / "x").exists()
