@@ -1,20 +1,22 @@
 """Presenting tournament results: the tables, the charts, and writing result files
 (``evaluate.py --json/--chart``) without harming what is at the path.
 
-A regular file, or a path that does not exist yet, is replaced atomically (temp file in the same
-directory, then rename), so a reader never sees half a file. Anything else that already exists
-(a symlink, ``/dev/stdout``, ``/dev/null``, a FIFO) is written straight through and left what it
-is: renaming over it would replace a device node or a link with a plain file.
+Files are written by :func:`clue_env.fileio.write_output`: a regular file, or a path that does not
+exist yet, is replaced atomically (temp file in the same directory, then rename), so a reader
+never sees half a file. Anything else that already exists (a symlink, ``/dev/stdout``,
+``/dev/null``, a FIFO) is written straight through and left what it is: renaming over it would
+replace a device node or a link with a plain file.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from clue_env import fileio
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -37,28 +39,10 @@ def check_output(path: str, what: str) -> str | None:
 
 
 def write_output(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path``: atomically (temp file + rename, the umask's mode) for a regular
-    file or a new one; straight through for anything else (``/dev/stdout``, a pipe, a symlink's
-    target), so that those work, stay what they are, and a write error is reported."""
-    if os.path.lexists(path) and (os.path.islink(path) or not os.path.isfile(path)):
-        with open(path, "wb") as f:
-            f.write(data)
-            f.flush()
-        return
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".evaluate.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write ``data`` to ``path`` with :func:`clue_env.fileio.write_output`: atomically for a
+    regular file or a new one (temp file ``.evaluate.*.tmp`` + rename, the umask's mode),
+    straight through for anything else (``/dev/stdout``, a pipe, a symlink's target)."""
+    fileio.write_output(path, data, prefix=".evaluate.")
 
 
 def write_json(path: str, data: object) -> None:
@@ -69,16 +53,7 @@ def write_json(path: str, data: object) -> None:
 def write_figure(fig: Figure, path: str, dpi: int = 110) -> None:
     """Render a matplotlib figure to PNG bytes in memory, close it, and write them with
     :func:`write_output` (never a ``PATH.tmp.png`` beside a special file)."""
-    import io
-
-    import matplotlib.pyplot as plt
-
-    buf = io.BytesIO()
-    try:
-        fig.savefig(buf, format="png", dpi=dpi)
-    finally:
-        plt.close(fig)
-    write_output(path, buf.getvalue())
+    write_output(path, fileio.figure_png(fig, dpi=dpi))
 
 
 def seating_note(summary: dict[str, Any], block: int) -> str | None:

@@ -507,6 +507,8 @@ def plot_curve(rows: list[dict[str, Any]], path: str, title: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ..fileio import figure_png, write_output
+
     fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
     players = int(rows[0].get("num_players", 4)) if rows else 4
     for opp in dict.fromkeys(r["opponent"] for r in rows):
@@ -529,10 +531,9 @@ def plot_curve(rows: list[dict[str, Any]], path: str, title: str) -> None:
     ax2.set_title("wrong-accusation rate")
     ax2.legend(fontsize=8)
     fig.tight_layout()
-    tmp = path + ".tmp.png"
-    fig.savefig(tmp, dpi=100)
-    plt.close(fig)
-    os.replace(tmp, path)
+    # rendered in memory, then written atomically for a regular or new file and straight through
+    # for anything else (a symlink, a FIFO, /dev/stdout): never a PATH.tmp.png renamed over it
+    write_output(path, figure_png(fig, dpi=100), prefix=".curve.")
 
 
 __all__ = ["Trainer", "plot_curve", "git_commit", "package_versions", "atomic_write_text", "atomic_torch_save"]
