@@ -18,6 +18,7 @@ envelope. :meth:`SeatView.to_json` gives the same as JSON with card, room and se
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -33,7 +34,9 @@ class History(Sequence[Event]):
     """An immutable sequence of events (a seat's redacted history), shared, never copied whole.
 
     Stored as frozen blocks of :data:`BLOCK` events plus a short frozen tail, so that taking a
-    snapshot after every step costs a copy of the tail, not of the whole game.
+    snapshot after every step costs a copy of the tail, not of the whole game. ``copy.copy``
+    gives the same object; ``copy.deepcopy`` and ``pickle`` rebuild one from the frozen parts (so
+    a reset env, and a seat view, can be deep-copied and pickled).
     """
 
     __slots__ = ("_blocks", "_len", "_tail")
@@ -56,6 +59,20 @@ class History(Sequence[Event]):
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError("a History is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("a History is immutable")
+
+    # Copying and pickling build a new History from the frozen parts (the default protocol would
+    # set the slots one by one, which __setattr__ refuses).
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_history, (self._blocks, self._tail))
+
+    def __copy__(self) -> History:
+        return self  # immutable: a copy may be the same object, as for a tuple
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> History:
+        return History._set(object.__new__(History), copy.deepcopy(self._blocks, memo), copy.deepcopy(self._tail, memo))
 
     def __len__(self) -> int:
         return self._len
@@ -105,6 +122,13 @@ class History(Sequence[Event]):
 
 #: events per frozen block of a :class:`History`
 BLOCK = 64
+
+
+def _history(blocks: tuple[tuple[Event, ...], ...], tail: tuple[Event, ...]) -> History:
+    """A History from its frozen parts (how a pickled one is rebuilt)."""
+    if not all(len(b) == BLOCK for b in blocks) or len(tail) >= BLOCK:
+        raise ValueError(f"a History's blocks hold {BLOCK} events each and its tail fewer")
+    return History._set(object.__new__(History), tuple(tuple(b) for b in blocks), tuple(tail))
 
 
 @dataclass(frozen=True)

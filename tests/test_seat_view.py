@@ -194,3 +194,81 @@ def test_each_read_of_info_is_a_fresh_dict():
     a["junk"] = 1
     b = e.infos["player_0"]
     assert "junk" not in b and b["seat_view"] is a["seat_view"]  # the frozen view itself is shared
+
+
+# ---------------------------------------------------------------------- copying and pickling
+def _policy_step(env, rng) -> int | None:
+    """A seeded policy: mostly a random non-accusation, sometimes any legal action (so games end)."""
+    obs, _r, term, trunc, _info = env.last()
+    if term or trunc:
+        return None
+    legal = np.flatnonzero(obs["action_mask"])
+    quiet = legal[legal < env.unwrapped.codec.ACCUSE]
+    pool = quiet if len(quiet) and rng.random() < 0.9 else legal
+    return int(rng.choice(pool))
+
+
+def _play_out(env, seed: int) -> list[tuple]:
+    """Play ``env`` to the end with the seeded policy; everything each step gave, as plain data."""
+    rng = np.random.default_rng(seed)
+    trace = []
+    for agent in env.agent_iter(max_iter=5000):
+        obs, reward, term, trunc, info = env.last()
+        view = info["seat_view"]
+        trace.append(
+            (agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward, term, trunc, json.dumps(view.to_json()))
+        )
+        env.step(_policy_step(env, rng))
+    trace.append(("end", json.dumps(env.unwrapped.public_state(), sort_keys=True)))
+    return trace
+
+
+@pytest.mark.parametrize("wrapped", [True, False])
+def test_deepcopy_and_pickle_of_a_reset_env_play_on_independently_and_identically(wrapped):
+    import copy
+    import pickle
+
+    env = clue_env.env(num_players=4) if wrapped else clue_env.raw_env(num_players=4)
+    env.reset(seed=1)
+    rng = np.random.default_rng(3)
+    for _ in range(12):
+        env.step(_policy_step(env, rng))
+    env.last()  # the infos' seat views are built (and cached) before copying
+    clones = [copy.deepcopy(env), pickle.loads(pickle.dumps(env))]
+    assert all(c.unwrapped.game is not env.unwrapped.game for c in clones)
+    traces = [_play_out(c, 99) for c in clones]  # the clones first: the original must not notice
+    original = _play_out(env, 99)
+    assert len(original) > 2 and all(t == original for t in traces)
+    assert any(step[3] != 0 for step in original[:-1])  # played to the end: the rewards came
+
+
+def test_a_seat_view_and_its_history_copy_and_pickle_and_stay_immutable():
+    import copy
+    import pickle
+
+    from clue_env.seat_view import BLOCK, History
+
+    e = clue_env.env(num_players=4)
+    e.reset(seed=2)
+    rng = np.random.default_rng(0)
+    while len(e.unwrapped.seat_view("player_0").events) <= BLOCK + 3:  # a full block and a tail
+        e.step(_policy_step(e, rng))
+        if not e.agents:
+            e.reset(seed=3)
+    info = e.last()[4]
+    view = info["seat_view"]
+    _ = view.legal_text  # a cached property in the instance
+    for other in (copy.deepcopy(view), pickle.loads(pickle.dumps(view)), copy.copy(view), copy.deepcopy(info)["seat_view"]):
+        assert other == view and other.to_json() == view.to_json() and other.legal_text == view.legal_text
+        assert isinstance(other.events, History) and other.events == view.events and hash(other.events) == hash(view.events)
+    h = view.events
+    assert copy.copy(h) is h
+    for h2 in (copy.deepcopy(h), pickle.loads(pickle.dumps(h)), pickle.loads(pickle.dumps(History()))):
+        assert isinstance(h2, History) and list(h2) == list(h)[: len(h2)] and len(h2) in (len(h), 0)
+        with pytest.raises(AttributeError, match="immutable"):
+            h2._tail = ()  # type: ignore[misc]
+        with pytest.raises(AttributeError, match="immutable"):
+            del h2._len
+    assert (
+        h[BLOCK] == list(h)[BLOCK] and h[-1] == list(h)[-1] and h[BLOCK - 2 : BLOCK + 2] == tuple(list(h)[BLOCK - 2 : BLOCK + 2])
+    )
