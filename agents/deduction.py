@@ -13,6 +13,10 @@
   else a random matching card (R27: the refuter chooses).
 * Accusing: the moment the solution is certain (proved by the engine); with
   ``deduction:threshold=P`` also as soon as one triple has posterior probability >= P.
+
+Parameters (``deduction:k=v,...``): ``threshold`` in (0, 1]; ``samples`` (default 64), an int
+from 1 to :data:`MAX_SAMPLES`; ``exact_budget`` (default 20,000; 0: always the chain), an int from
+0 to :data:`MAX_EXACT_BUDGET`. Bad values are refused at construction (ValueError naming them).
 """
 
 from __future__ import annotations
@@ -128,6 +132,20 @@ def peek_gain(samples: np.ndarray, board_loc: int, env_loc: int, known: list[int
     return float(_expected_gain(label[:, None], samples == env_loc)[0])
 
 
+#: bounds of the agent's parameters (``deduction:samples=N``, ``deduction:exact_budget=N``)
+MAX_SAMPLES = 4096
+MAX_EXACT_BUDGET = 1_000_000
+
+
+def _int_param(name: str, value: Any, lo: int, hi: int) -> int:
+    """``value`` as an int in ``lo..hi`` (a bool, a float or a string is refused); ValueError naming ``name``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer from {lo} to {hi}, got {value!r}")
+    if not lo <= int(value) <= hi:
+        raise ValueError(f"{name} must be an integer from {lo} to {hi}, got {value!r}")
+    return int(value)
+
+
 class DeductionAgent(Agent):
     def __init__(
         self,
@@ -142,9 +160,10 @@ class DeductionAgent(Agent):
         if threshold is not None and not 0.0 < float(threshold) <= 1.0:
             raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
         self.threshold = None if threshold is None else float(threshold)
-        self.samples = int(samples)
-        #: draw deals exactly when counting them fits this many steps, else from the chain
-        self.exact_budget = int(exact_budget)
+        #: deals drawn from the posterior each time the evidence changes
+        self.samples = _int_param("samples", samples, 1, MAX_SAMPLES)
+        #: draw deals exactly when counting them fits this many steps, else from the chain (0: always the chain)
+        self.exact_budget = _int_param("exact_budget", exact_budget, 0, MAX_EXACT_BUDGET)
         super().__init__(seat, num_players, rules, seed)
 
     def reset(self) -> None:

@@ -39,6 +39,35 @@ def test_make_agent_errors_name_the_problem():
     assert isinstance(a, DeductionAgent) and a.threshold == 0.8 and a.seat == 2 and a.spec == "deduction:threshold=0.8"
 
 
+@pytest.mark.parametrize(
+    "spec, name",
+    [
+        ("deduction:samples=0", "samples"),
+        ("deduction:samples=-5", "samples"),
+        ("deduction:samples=1.5", "samples"),
+        ("deduction:samples=true", "samples"),
+        ("deduction:samples=100000000", "samples"),
+        ("deduction:samples=many", "samples"),
+        ("deduction:exact_budget=-1", "exact_budget"),
+        ("deduction:exact_budget=2.5", "exact_budget"),
+        ("deduction:exact_budget=false", "exact_budget"),
+        ("deduction:exact_budget=1000000000000", "exact_budget"),
+    ],
+)
+def test_deduction_parameters_are_checked_when_the_agent_is_built(spec, name):
+    """samples=0 or -5 used to crash mid-game in numpy; 1.5, true and 10^8 were taken as they stood."""
+    with pytest.raises(ValueError, match=rf"bad parameters for agent 'deduction'.*{name} must be an integer from \d+ to \d+"):
+        make_agent(spec, seat=0, num_players=4)
+
+
+def test_deduction_plays_with_the_smallest_and_largest_parameters():
+    a = make_agent("deduction:samples=4096,exact_budget=1000000", seat=0, num_players=3)
+    assert a.samples == 4096 and a.exact_budget == 1_000_000
+    assert DeductionAgent(1, 3, samples=np.int64(8)).samples == 8
+    r = play_game(["deduction:samples=1,exact_budget=0", "deduction:samples=1", "random"], "classic", seed=3, index=0)
+    assert r.turns >= 1
+
+
 @pytest.mark.parametrize("spec", ["random", "uniform", "notebook", "deduction", "deduction:threshold=0.7"])
 def test_agents_only_play_legal_actions(spec):
     # play_game runs on the raw env, whose step raises on an illegal action
