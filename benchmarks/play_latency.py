@@ -58,7 +58,13 @@ def api_times(requests: int, spec: str) -> tuple[np.ndarray, np.ndarray]:
 
     port = free_port()
     server = uvicorn.Server(
-        uvicorn.Config(create_app(play_factory, agent_delay=0.0), host="127.0.0.1", port=port, log_level="warning")
+        uvicorn.Config(
+            # one client plays game after game: the per-client creation rate limit would stop it
+            create_app(play_factory, agent_delay=0.0, creation_burst=10_000),
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+        )
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -30,10 +30,14 @@ class Clock:
         return self.t
 
 
-def make_client(**kw):
+#: the test client's address: the server is bound to loopback, so the Host must be a loopback name
+BASE_URL = "http://127.0.0.1:8000"
+
+
+def make_client(address=("testclient", 50000), **kw):
     kw.setdefault("agent_seed", 0)
     store = GameStore(play_factory, agent_delay=kw.pop("agent_delay", 0.0), **kw)
-    return TestClient(create_app(play_factory, store=store)), store
+    return TestClient(create_app(play_factory, store=store), base_url=BASE_URL, client=address), store
 
 
 @pytest.fixture()
@@ -69,7 +73,7 @@ def snapshot(c, game, token):
 
 # ---------------------------------------------------------------------- creating games
 def test_create_returns_201_with_unguessable_ids_and_one_token_per_human_seat(client):
-    g = new_game(client, seats=("human", "random", "human"))
+    g = new_game(client, seats=("human", "random", "human"), seed=None)
     assert set(g["tokens"]) == {"player_0", "player_2"}
     assert len(g["game"]) >= 24 and all(len(t) >= 32 for t in g["tokens"].values())
     assert len(set(g["tokens"].values())) == 2
@@ -103,6 +107,8 @@ def test_create_defaults_to_one_human_and_the_shipped_policy(client):
         ({"players": 9}, "players must be"),
         ({"players": 3, "seats": ["human", "random"]}, "players is 3"),
         ({"colour": "red"}, "unknown field"),
+        ({"seats": ["human", "human", "random"], "seed": 12345}, "only with one human seat"),
+        ({"seats": ["human", "human"], "rules": "edition2023", "seed": 0}, "only with one human seat"),
     ],
 )
 def test_create_refuses_bad_requests_with_400_naming_the_problem(client, body, needle):
@@ -128,6 +134,111 @@ def test_games_in_memory_are_capped_and_idle_games_forgotten():
     assert r.status_code == 404
 
 
+def _finish(c, game, token):
+    """Play seat 0 to the end of a game against agents (it accuses at once, most likely wrongly)."""
+    v = _accuse_wrongly(c, game, token)
+    for _ in range(500):
+        v = view(c, game, token)
+        if v["over"]:
+            return v
+        if v["my_turn"]:
+            assert act(c, game, token, v["legal"][0], v["version"]).status_code == 200
+    raise AssertionError("the game did not end")
+
+
+def test_finished_games_give_up_their_slot_after_a_short_grace():
+    clock = Clock()
+    c, store = make_client(max_games=2, clock=clock, finished_grace=60.0)
+    done = new_game(c, seats=("human", "uniform", "uniform"), seed=4)
+    live = new_game(c)
+    tok = done["tokens"]["player_0"]
+    assert _finish(c, done["game"], tok)["over"]
+    r = c.post("/api/games", json={"seats": ["human", "random", "random"]})
+    assert r.status_code == 503 and int(r.headers["retry-after"]) >= 1  # just finished: kept for the last views
+    clock.t += 50
+    assert view(c, done["game"], tok)["over"]  # a last look restarts its grace
+    clock.t += 50
+    assert c.post("/api/games", json={"seats": ["human", "random", "random"]}).status_code == 503
+    clock.t += 11  # 61 s since the last look, far less than the 2 h idle timeout
+    assert c.post("/api/games", json={"seats": ["human", "random", "random"]}).status_code == 201
+    assert len(store) == 2
+    assert c.get(f"/api/games/{done['game']}", headers=auth(tok)).status_code == 404  # the finished game was evicted
+    view(c, live["game"], live["tokens"]["player_0"])  # the unfinished one was kept
+
+
+def test_one_client_can_hold_only_a_few_live_games_and_create_them_at_a_limited_rate():
+    clock = Clock()
+    kw = dict(clock=clock, max_live_per_client=2, creation_burst=3, creation_interval=10.0)
+    a, store = make_client(address=("10.0.0.1", 1111), **kw)
+    b = TestClient(a.app, base_url=BASE_URL, client=("10.0.0.2", 2222))
+    g1, g2 = new_game(a), new_game(a)
+    r = a.post("/api/games", json={})
+    assert r.status_code == 429 and "unfinished games" in r.json()["error"] and "DELETE" in r.json()["error"]
+    assert int(r.headers["retry-after"]) >= 1
+    assert new_game(b)["game"]  # another client is not held back
+    r = a.delete(f"/api/games/{g1['game']}", headers=auth(g1["tokens"]["player_0"]))
+    assert r.status_code == 200 and r.json()["ended"] is True
+    g3 = new_game(a)  # the third creation of the burst
+    a.delete(f"/api/games/{g3['game']}", headers=auth(g3["tokens"]["player_0"]))
+    r = a.post("/api/games", json={})  # a free slot, but the bucket is empty
+    assert r.status_code == 429 and "too many new games" in r.json()["error"] and r.headers["retry-after"] == "10"
+    clock.t += 5
+    r = a.post("/api/games", json={})
+    assert r.status_code == 429 and r.headers["retry-after"] == "5"
+    clock.t += 5
+    assert new_game(a)["game"]
+    assert len(store) == 3 and g2["game"] in {g.id for g in store._games.values()}
+
+
+def test_a_flood_of_creations_from_one_client_does_not_lock_out_the_others():
+    """The audit's attack: 64 creations in a burst used to fill the store for 2 hours."""
+    a, store = make_client(address=("203.0.113.7", 4000))  # the default limits
+    codes = [a.post("/api/games", json={"seats": ["human", "random", "random"]}).status_code for _ in range(64)]
+    assert codes.count(201) == store.max_live_per_client and set(codes) == {201, 429}
+    for i, address in enumerate((("203.0.113.8", 1), ("2001:db8:1::5", 2), ("2001:db8:2::5", 3))):
+        other = TestClient(a.app, base_url=BASE_URL, client=address)
+        assert other.post("/api/games", json={"seats": ["human", "random", "random"]}).status_code == 201, i
+    same_net = TestClient(a.app, base_url=BASE_URL, client=("2001:db8:1::6", 9))  # the same /64 counts as one client
+    for _ in range(store.max_live_per_client - 1):
+        assert same_net.post("/api/games", json={}).status_code == 201
+    assert same_net.post("/api/games", json={}).status_code == 429
+
+
+def test_a_seat_may_end_its_game_and_nothing_else_may():
+    c, store = make_client()
+    g = new_game(c, seats=("human", "human", "random"), seed=None)
+    other = new_game(c)
+    gid, t0, t1 = g["game"], g["tokens"]["player_0"], g["tokens"]["player_1"]
+    assert c.delete(f"/api/games/{gid}").status_code == 401
+    assert c.delete(f"/api/games/{gid}", headers=auth(other["tokens"]["player_0"])).status_code == 403
+    assert c.delete("/api/games/nosuchgame", headers=auth(t0)).status_code == 404
+    r = c.delete(f"/api/games/{gid}", headers={**auth(t1), "Origin": "http://evil.example"})
+    assert r.status_code == 403
+    assert len(store) == 2 and view(c, gid, t0)["seat"] == "player_0"
+    r = c.delete(f"/api/games/{gid}", headers=auth(t1))
+    assert r.status_code == 200 and r.json() == {"game": gid, "ended": True, "by": "player_1"}
+    assert len(store) == 1
+    for tok in (t0, t1):
+        assert c.get(f"/api/games/{gid}", headers=auth(tok)).status_code == 404
+        assert act(c, gid, tok, "roll", 0).status_code == 404
+    assert c.delete(f"/api/games/{gid}", headers=auth(t0)).status_code == 404
+    view(c, other["game"], other["tokens"]["player_0"])
+
+
+def test_a_seeded_game_has_one_human_seat_and_every_view_says_whether_it_was_seeded(client):
+    """A seed fixes the deal: with several human seats, raw_env.reset(seed=...) offline would show
+    the creator every other seat's hand and the envelope. So a seed is refused there."""
+    r = client.post("/api/games", json={"seats": ["human", "human", "random"], "seed": 12345})
+    assert r.status_code == 400 and "one human seat" in r.json()["error"]
+    assert len(client.app.state.store) == 0  # nothing was created
+    g = new_game(client, seats=("human", "human", "random"), seed=None)
+    assert all(view(client, g["game"], t)["seeded"] is False for t in g["tokens"].values())
+    s = new_game(client, seats=("human", "random", "random"), seed=12345)
+    assert view(client, s["game"], s["tokens"]["player_0"])["seeded"] is True
+    u = new_game(client, seed=None)
+    assert view(client, u["game"], u["tokens"]["player_0"])["seeded"] is False
+
+
 # ---------------------------------------------------------------------- who may ask
 def test_401_without_a_token_403_with_a_token_of_another_game_404_for_an_unknown_game(client):
     g, h = new_game(client), new_game(client)
@@ -148,7 +259,7 @@ def test_401_without_a_token_403_with_a_token_of_another_game_404_for_an_unknown
 def test_tokens_are_compared_in_constant_time_against_every_seat(client, monkeypatch):
     import hmac
 
-    g = new_game(client, seats=("human", "human", "human"))
+    g = new_game(client, seats=("human", "human", "human"), seed=None)
     calls = []
     real = hmac.compare_digest
 
@@ -163,7 +274,7 @@ def test_tokens_are_compared_in_constant_time_against_every_seat(client, monkeyp
 
 # ---------------------------------------------------------------------- what may be played
 def test_409_for_another_seat_a_stale_version_an_illegal_action_and_a_finished_game(client):
-    g = new_game(client, seats=("human", "human", "random"), seed=2)
+    g = new_game(client, seats=("human", "human", "random"), seed=None)
     t0, t1 = g["tokens"]["player_0"], g["tokens"]["player_1"]
     v0 = view(client, g["game"], t0)
     assert v0["acting"] == "player_0" and v0["legal"]
@@ -181,7 +292,7 @@ def test_409_for_another_seat_a_stale_version_an_illegal_action_and_a_finished_g
 
 
 def test_the_other_seats_legal_list_is_empty_and_their_cards_unseen(client):
-    g = new_game(client, seats=("human", "human", "random"), seed=2)
+    g = new_game(client, seats=("human", "human", "random"), seed=None)
     v1 = view(client, g["game"], g["tokens"]["player_1"])
     assert v1["legal"] == [] and not v1["my_turn"] and v1["waiting_for"] == "player_0"
     v0 = view(client, g["game"], g["tokens"]["player_0"])
@@ -233,6 +344,12 @@ def test_a_finished_game_refuses_actions_and_shows_the_envelope_and_every_hand(c
         (b'{"action": "roll", "version": NaN}', "not valid JSON"),
         (b'{"action": "fly to the moon", "version": 0}', "Accepted forms"),
         (b'{"action": "move 99999999999999999999999,1", "version": 0}', "action text"),
+        (b'{"action": "roll"}', "version of the view"),
+        (b'{"action": "roll", "version": null}', "version of the view"),
+        (b'{"action": "roll", "version": 0, "extra": 1}', "unknown field"),
+        (b'{"action": "roll", "Version": 0}', "unknown field"),
+        (b"[" * MAX_BODY, "nested too deeply"),
+        (b'{"action": ' + b"[" * 4000 + b"]" * 4 + b"}", "nested too deeply"),
     ],
 )
 def test_400_for_a_malformed_body_or_action_text_and_nothing_changes(client, content, needle):
@@ -270,12 +387,17 @@ def test_origin_and_host_checks_and_no_cors(client):
     assert r.status_code == 403 and "origin" in r.json()["error"]
     assert client.post("/api/games", headers={"Origin": "http://evil.example"}, json={}).status_code == 403
     assert client.get(f"/api/games/{g['game']}", headers={**auth(tok), "Host": "evil.example"}).status_code == 400
+    for host in ("testserver", "testserver:80", "localhost.evil.example"):  # no test name left in the allowed list
+        r = client.get(f"/api/games/{g['game']}", headers={**auth(tok), "Host": host})
+        assert r.status_code == 400 and "unexpected Host" in r.json()["error"], host
+    for host in ("127.0.0.1:8000", "localhost:8000", "[::1]:8000", "localhost"):
+        assert client.get(f"/api/games/{g['game']}", headers={**auth(tok), "Host": host}).status_code == 200, host
     r = client.get(f"/api/games/{g['game']}", headers={**auth(tok), "Origin": "http://evil.example"})
     assert "access-control-allow-origin" not in {k.lower() for k in r.headers}
     assert r.headers["cache-control"] == "no-store"
     same = client.post(
         f"/api/games/{g['game']}/actions",
-        headers={**auth(tok), "Origin": "http://testserver"},
+        headers={**auth(tok), "Origin": BASE_URL},
         json={"action": v["legal"][0], "version": v["version"]},
     )
     assert same.status_code == 200
@@ -291,7 +413,7 @@ def test_unknown_routes_and_methods_get_json_errors(client):
 
 def test_tokens_never_reach_the_logs(client, caplog):
     caplog.set_level(logging.DEBUG)
-    g = new_game(client, seats=("human", "human", "random"))
+    g = new_game(client, seats=("human", "human", "random"), seed=None)
     for tok in g["tokens"].values():
         view(client, g["game"], tok)
         client.get("/api/games/zzz", headers=auth(tok))
@@ -308,6 +430,95 @@ def test_hostile_requests_leave_other_games_playable(client):
     ot = other["tokens"]["player_0"]
     v = view(client, other["game"], ot)
     assert act(client, other["game"], ot, v["legal"][0], v["version"]).status_code == 200
+
+
+def test_deeply_nested_json_is_a_400_on_every_endpoint_and_nothing_changes(client):
+    """4 KiB of '[' used to raise RecursionError in the JSON parser: a 500 with a traceback."""
+    g = new_game(client)
+    tok = g["tokens"]["player_0"]
+    before = snapshot(client, g["game"], tok), len(client.app.state.store)
+    for body in (b"[" * MAX_BODY, b"[" * 2000 + b"]" * 2000, b'{"seats": ' + b"[" * 1500 + b"]" * 1500 + b"}"):
+        for path, headers in (("/api/games", {}), (f"/api/games/{g['game']}/actions", auth(tok))):
+            r = client.post(path, headers=headers, content=body)
+            assert r.status_code == 400 and "nested too deeply" in r.json()["error"], (path, r.text[:200])
+    assert (snapshot(client, g["game"], tok), len(client.app.state.store)) == before
+
+
+def _serve(app):
+    """A real uvicorn server on 127.0.0.1 with the configuration serve() uses; (port, stop)."""
+    import socket
+    import threading
+    import time
+
+    import uvicorn
+
+    from clue_env.play.web.server import uvicorn_config
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", port))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.02)
+
+    def stop():
+        server.should_exit = True
+        thread.join(10)
+
+    return port, stop
+
+
+def test_a_stalled_request_body_gets_408_and_the_connection_is_closed_within_the_deadline():
+    """Headers and the first byte of a 4,000-byte body, then nothing: the server answers 408 and
+    closes the connection once the body deadline passes (it used to wait forever)."""
+    import socket
+    import time
+
+    pytest.importorskip("uvicorn")
+    from clue_env.play.web.server import BODY_TIMEOUT, KEEP_ALIVE_TIMEOUT
+
+    assert BODY_TIMEOUT <= 10 and KEEP_ALIVE_TIMEOUT <= 10  # the production budgets are a few seconds
+    store = GameStore(play_factory, agent_delay=0.0, agent_seed=0)
+    app = create_app(play_factory, store=store, body_timeout=1.0)
+    port, stop = _serve(app)
+    try:
+        g = store.create(["human", "random", "random"], "classic", 1)
+        tok = g.tokens[0]
+        heads = [
+            f"POST /api/games HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+            "Content-Length: 4000\r\n\r\n{",
+            f"POST /api/games/{g.id}/actions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {tok}\r\n"
+            'Content-Type: application/json\r\nContent-Length: 4000\r\n\r\n{"action": "ro',
+        ] * 5
+        socks = []
+        t0 = time.monotonic()
+        for head in heads:
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+            sock.sendall(head.encode())
+            socks.append(sock)
+        for sock in socks:
+            data = b""
+            while True:  # read until the server closes the connection
+                chunk = sock.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+            sock.close()
+            assert data.startswith(b"HTTP/1.1 408"), data[:200]
+            assert b"did not arrive within" in data
+        elapsed = time.monotonic() - t0
+        assert elapsed < 4.0, f"the stalled connections stayed open {elapsed:.1f} s"
+        assert g.session.version == 0 and len(store) == 1  # nothing changed
+        import httpx
+
+        r = httpx.get(f"http://127.0.0.1:{port}/api/games/{g.id}", headers=auth(tok), timeout=5)
+        assert r.status_code == 200 and r.json()["version"] == 0  # and the server goes on serving
+    finally:
+        stop()
 
 
 def test_api_fuzz_random_and_malformed_requests_get_4xx_and_change_nothing(client):
@@ -514,9 +725,18 @@ def test_log_from_sends_only_the_new_entries_of_both_logs(client):
     k = full["log_length"] - 3
     part = client.get(f"/api/games/{g['game']}?log_from={k}", headers=auth(tok)).json()
     assert part["log_start"] == k and part["log"] == full["log"][k:] and part["public"]["log"] == full["public"]["log"][k:]
-    for bad in ("-1", "x", "1e3", "9" * 20):
+    before = snapshot(client, g["game"], tok)
+    for bad in ("-1", "x", "1e3", "9" * 20, "%C2%B2", "%D9%A1", "%EF%BC%91", "+1", "%201", "0x1"):  # '²', Arabic and fullwidth 1
         r = client.get(f"/api/games/{g['game']}?log_from={bad}", headers=auth(tok))
-        assert r.status_code == 400 and "log_from" in r.json()["error"]
+        assert r.status_code == 400 and "log_from" in r.json()["error"], bad
+        action = (full["legal"] or ["roll"])[0]
+        r = client.post(
+            f"/api/games/{g['game']}/actions?log_from={bad}",
+            headers=auth(tok),
+            json={"action": action, "version": full["version"]},
+        )
+        assert r.status_code == 400 and "log_from" in r.json()["error"], bad
+    assert snapshot(client, g["game"], tok) == before
 
 
 def test_agents_move_one_decision_per_agent_delay_so_a_page_sees_them_one_by_one():

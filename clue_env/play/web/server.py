@@ -6,21 +6,27 @@ envelope and the hands appear once the game is over. Game ids and seat tokens ar
 (``secrets``), tokens travel in the ``Authorization: Bearer`` header (never in a URL the server
 sees: invite links carry them after ``#``) and are compared in constant time. Every action is
 checked against the seat's legal set, its turn and the view version it was made from. Bodies
-are limited to 4 KiB, games in memory are capped and forgotten when idle, the server binds to
-127.0.0.1 by default, sends no CORS headers, refuses requests whose ``Origin`` is another site
-and (bound to loopback) whose ``Host`` is not a loopback name. Errors are ``{"error": "..."}``
-with a 4xx status; a refused request changes nothing.
+are limited to 4 KiB and must arrive within :data:`BODY_TIMEOUT` seconds; games in memory are
+capped, forgotten when idle, and a finished one gives up its slot soon; each client (remote
+address) may hold a few unfinished games and create them at a limited rate; a seeded game has
+one human seat (a seed reproduces the whole deal). The server binds to 127.0.0.1 by default,
+sends no CORS headers, refuses requests whose ``Origin`` is another site and (bound to loopback)
+whose ``Host`` is not a loopback name. Errors are ``{"error": "..."}`` with a 4xx status; a
+refused request changes nothing.
 
 Endpoints (SPEC): ``POST /api/games``, ``GET /api/games/{id}``, ``POST /api/games/{id}/actions``;
-also ``GET /api/meta`` (what the new-game form offers), ``GET /api/board`` (the board as data),
-and the page itself (``/``, ``/static/...``).
+also ``DELETE /api/games/{id}`` (a seat ends the game, beyond SPEC), ``GET /api/meta`` (what the
+new-game form offers), ``GET /api/board`` (the board as data), and the page itself (``/``,
+``/static/...``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import math
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from importlib import resources
 from typing import Any
@@ -45,38 +51,58 @@ from ..session import (
     SessionError,
     StaleVersion,
 )
-from .store import DEFAULT_ALLOWED_SPECS, PLAYERS, RULESETS, GameStore, StoreFull, WebGame
+from .store import DEFAULT_ALLOWED_SPECS, PLAYERS, RULESETS, ClientLimit, GameStore, StoreFull, WebGame, client_key
 
 #: the largest request body accepted (SPEC: 413 above 4 KiB)
 MAX_BODY = 4096
 #: the largest Authorization header accepted
 MAX_TOKEN = 256
 STATIC = resources.files("clue_env.play.web").joinpath("static")
-LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1", "testserver")
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+#: seconds a request body may take to arrive in full (a stalled one gets 408 and the connection closes)
+BODY_TIMEOUT = 5.0
+#: seconds an idle keep-alive connection is kept open (uvicorn's ``timeout_keep_alive``)
+KEEP_ALIVE_TIMEOUT = 5
+#: the fields of ``POST /api/games/ID/actions``
+ACTION_FIELDS = ("action", "version")
+_DIGITS = re.compile(r"[0-9]{1,9}")
 log = logging.getLogger("clue_env.play.web")
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.headers = headers or {}
 
 
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status, headers={"Cache-Control": "no-store"})
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers={"Cache-Control": "no-store", **(headers or {})})
 
 
-async def _read_json(request: Request) -> dict[str, Any]:
-    """The body as a JSON object: 413 over :data:`MAX_BODY` bytes, 400 when malformed."""
+async def _read_json(request: Request, timeout: float = BODY_TIMEOUT) -> dict[str, Any]:
+    """The body as a JSON object: 413 over :data:`MAX_BODY` bytes, 408 (and the connection
+    closed) when it has not all arrived within ``timeout`` seconds, 400 when malformed."""
     length = request.headers.get("content-length")
     if length is not None:
-        if not length.isdigit():
+        if not (length.isascii() and length.isdigit()):
             raise ApiError(400, "bad Content-Length header")
         if int(length) > MAX_BODY:
             raise ApiError(413, f"request body over {MAX_BODY} bytes")
     body = bytearray()
-    async for chunk in request.stream():
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    chunks = request.stream().__aiter__()
+    while True:
+        try:
+            chunk = await asyncio.wait_for(chunks.__anext__(), max(0.0, deadline - loop.time()))
+        except StopAsyncIteration:
+            break
+        except asyncio.TimeoutError:
+            raise ApiError(
+                408, f"the request body did not arrive within {timeout:g} seconds", headers={"Connection": "close"}
+            ) from None
         body += chunk
         if len(body) > MAX_BODY:
             raise ApiError(413, f"request body over {MAX_BODY} bytes")
@@ -84,6 +110,8 @@ async def _read_json(request: Request) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(body.decode("utf-8"), parse_constant=_no_constant)
+    except RecursionError:
+        raise ApiError(400, "the body is not valid JSON: it is nested too deeply") from None
     except (UnicodeDecodeError, ValueError) as e:
         raise ApiError(400, f"the body is not valid JSON: {e}") from None
     if not isinstance(data, dict):
@@ -163,6 +191,8 @@ def seat_response(game: WebGame, seat: int, log_from: int = 0) -> dict[str, Any]
     out: dict[str, Any] = {
         "game": game.id,
         "seat": j["seat"],
+        #: the deal and the dice were fixed by a seed the creator chose (who could then replay them)
+        "seeded": game.seeded,
         "version": session.version,
         "acting": None if over else j["acting"],
         "current": j["current"],
@@ -221,12 +251,25 @@ def create_app(
     default_opponent: str = "ppo",
     bind_host: str = "127.0.0.1",
     store: GameStore | None = None,
+    body_timeout: float = BODY_TIMEOUT,
+    **limits: Any,
 ) -> FastAPI:
-    """The FastAPI app; ``agent_factory`` builds the agents (``agents.play_factory``)."""
+    """The FastAPI app; ``agent_factory`` builds the agents (``agents.play_factory``). ``limits``:
+    the store's per-client limits (``max_live_per_client``, ``creation_burst``,
+    ``creation_interval``, ``finished_grace``), when no ``store`` is given."""
+    if not body_timeout > 0:
+        raise ValueError(f"body_timeout must be positive, got {body_timeout}")
     if store is None:
         store = GameStore(
-            agent_factory, max_games=max_games, idle_timeout=idle_timeout, agent_delay=agent_delay, allowed_specs=allowed_specs
+            agent_factory,
+            max_games=max_games,
+            idle_timeout=idle_timeout,
+            agent_delay=agent_delay,
+            allowed_specs=allowed_specs,
+            **limits,
         )
+    elif limits:
+        raise ValueError(f"limits {sorted(limits)} are the store's: give them to the GameStore")
     app = FastAPI(title="clue_env", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store = store
     loopback = bind_host in ("127.0.0.1", "localhost", "::1")
@@ -245,7 +288,7 @@ def create_app(
         try:
             response = await call_next(request)
         except ApiError as e:
-            response = _error(e.status, e.message)
+            response = _error(e.status, e.message, e.headers)
         response.headers["X-Content-Type-Options"] = "nosniff"
         response.headers["X-Frame-Options"] = "DENY"
         response.headers["Referrer-Policy"] = "no-referrer"
@@ -258,7 +301,7 @@ def create_app(
 
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
-        return _error(exc.status, exc.message)
+        return _error(exc.status, exc.message, exc.headers)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -285,8 +328,8 @@ def create_app(
 
     def log_from(request: Request) -> int:
         raw = request.query_params.get("log_from", "0")
-        if not raw.isdigit() or len(raw) > 9:
-            raise ApiError(400, f"log_from must be a non-negative integer, got {raw[:40]!r}")
+        if not _DIGITS.fullmatch(raw):  # ASCII digits only: str.isdigit() also takes '²'
+            raise ApiError(400, f"log_from must be a non-negative integer (at most 9 digits), got {raw[:40]!r}")
         return int(raw)
 
     rulesets = {r: load_rules(r) for r in RULESETS}
@@ -311,7 +354,7 @@ def create_app(
 
     @app.post("/api/games", status_code=201)
     async def new_game(request: Request) -> JSONResponse:
-        body = await _read_json(request)
+        body = await _read_json(request, body_timeout)
         unknown = sorted(set(body) - {"seats", "rules", "seed", "players"})
         if unknown:
             raise ApiError(400, f"unknown field(s) {unknown}; fields: seats, rules, seed, players")
@@ -340,10 +383,19 @@ def create_app(
         seed = body.get("seed")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
             raise ApiError(400, f"seed must be a non-negative integer below 2**63 or null, got {str(seed)[:40]!r}")
+        if seed is not None and seats.count(HUMAN) > 1:
+            raise ApiError(
+                400,
+                "a seed is allowed only with one human seat: it fixes the whole deal, so whoever chose it could "
+                "recompute the other seats' hands and the envelope; leave the seed out for several human seats",
+            )
+        client = client_key(request.client.host if request.client else None)
         try:
-            game = await run_in_threadpool(store.create, seats, rules, seed)
+            game = await run_in_threadpool(store.create, seats, rules, seed, None, client)
+        except ClientLimit as e:
+            raise ApiError(429, str(e), headers={"Retry-After": str(e.retry_after)}) from None
         except StoreFull as e:
-            raise ApiError(503, str(e)) from None
+            raise ApiError(503, str(e), headers={"Retry-After": str(e.retry_after)}) from None
         except SessionError as e:
             raise ApiError(400, str(e)) from None
 
@@ -374,15 +426,29 @@ def create_app(
 
         return await run_in_threadpool(work)
 
+    @app.delete("/api/games/{game_id}")
+    async def end_game(game_id: str, request: Request) -> dict[str, Any]:
+        """A seat ends (abandons) its game: forgotten at once, its slot freed (beyond SPEC)."""
+        game, seat = find(game_id, request)
+        store.end(game.id)  # a request already running on it finishes on a game no one can reach
+        return {"game": game.id, "ended": True, "by": game.session.agent_name(seat)}
+
     @app.post("/api/games/{game_id}/actions")
     async def post_action(game_id: str, request: Request) -> dict[str, Any]:
         game, seat = find(game_id, request)
-        body = await _read_json(request)
+        body = await _read_json(request, body_timeout)
+        unknown = sorted(set(body) - set(ACTION_FIELDS))
+        if unknown:
+            raise ApiError(400, f"unknown field(s) {[u[:40] for u in unknown[:5]]}; fields: action, version")
         action = body.get("action")
         if not isinstance(action, str) or not action.strip():
             raise ApiError(400, 'the body must hold an action\'s text form: {"action": "roll", "version": V}')
         version = body.get("version")
-        if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
+        if version is None:
+            raise ApiError(
+                400, 'the body must hold the version of the view the action was chosen from: {"action": ..., "version": V}'
+            )
+        if isinstance(version, bool) or not isinstance(version, int):
             raise ApiError(400, f"version must be the integer of the view the action was chosen from, got {str(version)[:40]!r}")
         start = log_from(request)
 
@@ -428,7 +494,26 @@ def serve(
         print(f"warning: serving on {host}: anyone who can reach this address can create games", flush=True)
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     print(f"clue_env: open http://{shown}:{port}/ in a browser (Ctrl-C stops)", flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False)  # no request lines in any log
+    uvicorn.run(app, host=host, port=port, **UVICORN_OPTIONS)
 
 
-__all__ = ["MAX_BODY", "board_data", "create_app", "seat_response", "serve"]
+#: how :func:`serve` runs uvicorn: no access log (no request lines in any log), idle keep-alive
+#: connections closed after :data:`KEEP_ALIVE_TIMEOUT` seconds, request heads capped at 16 KiB
+#: (a stalled body is cut off by the app after :data:`BODY_TIMEOUT` seconds, with a 408)
+UVICORN_OPTIONS: dict[str, Any] = {
+    "log_level": "warning",
+    "access_log": False,
+    "timeout_keep_alive": KEEP_ALIVE_TIMEOUT,
+    "timeout_graceful_shutdown": 5,
+    "h11_max_incomplete_event_size": 16 * 1024,
+}
+
+
+def uvicorn_config(app: FastAPI, host: str, port: int) -> Any:
+    """The ``uvicorn.Config`` of :func:`serve` (for running the server in a thread, as tests do)."""
+    import uvicorn
+
+    return uvicorn.Config(app, host=host, port=port, **UVICORN_OPTIONS)
+
+
+__all__ = ["BODY_TIMEOUT", "MAX_BODY", "UVICORN_OPTIONS", "board_data", "create_app", "seat_response", "serve", "uvicorn_config"]
