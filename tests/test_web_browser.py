@@ -406,3 +406,21 @@ def test_a_stale_view_is_refreshed_with_a_message(new_page: Callable[..., Page],
     page.wait_for_selector("#game[data-phase='move']")
     assert page.locator("#board [data-action^='move '], #board [data-action^='enter ']").count() > 0
 
+
+def test_starting_another_game_ends_the_previous_solo_game_on_the_server(new_page: Callable[..., Page], base_url: str) -> None:
+    page = new_page()
+    create_game(page, base_url, ["human", AGENTS, AGENTS], seed=5)
+    old = stored_seat(page)
+    page.click("#new-game")
+    page.wait_for_selector("#setup:not([hidden])")
+    page.click("#create")  # the form keeps its choices
+    page.wait_for_function("g => JSON.parse(sessionStorage.getItem('clue_env.seat')).game !== g", arg=old["game"])
+    page.wait_for_selector("#game:not([hidden])[data-version]")
+    deadline = time.monotonic() + 10
+    while True:  # the page ends the old game in the background
+        r = httpx.get(f"{base_url}/api/games/{old['game']}", headers={"Authorization": f"Bearer {old['token']}"})
+        if r.status_code == 404 or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert r.status_code == 404, "the previous game still holds a slot"
+    assert api_view(base_url, page)["seat"] == "player_0"  # the new game is there

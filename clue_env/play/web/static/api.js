@@ -62,4 +62,9 @@ export class Seat {
       body: { action, version },
     });
   }
+
+  /** End (abandon) the game for every seat; the server forgets it at once. */
+  end() {
+    return request("DELETE", this.path(), { token: this.token });
+  }
 }

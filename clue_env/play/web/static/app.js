@@ -168,8 +168,18 @@ function buildSeats() {
   }
 }
 
+// The seat of the game this tab shows, when no other person plays in it: starting another game
+// ends it on the server (it would otherwise hold one of the server's slots, and of this
+// client's, until it timed out). A game with other human seats is left to them.
+function soloSeat() {
+  const v = state.view;
+  if (!state.seat || !v || v.game !== state.seat.game) return null;
+  return v.seats.filter((s) => s.player === "human").length === 1 ? state.seat : null;
+}
+
 async function onCreate(e) {
   e.preventDefault();
+  const previous = soloSeat();
   const seats = [...$("seat-list").querySelectorAll("select")].map((s) => s.value);
   if (!seats.includes("human")) {
     say("At least one seat must be human.", "error");
@@ -193,6 +203,7 @@ async function onCreate(e) {
     const invites = names.slice(1).map((seat) => ({ seat, url: new URL(created.links[seat], location.origin).href }));
     const entry = { game: created.game, token: created.tokens[mine], invites };
     saveSeat(entry);
+    if (previous && previous.game !== created.game) previous.end().catch(() => {}); // best effort
     say("");
     openSeat(entry);
   } catch (err) {
@@ -524,7 +535,7 @@ function wire() {
     button.addEventListener("click", () => act(button.dataset.action));
   }
   $("toward-go").addEventListener("click", () => act($("toward-room").value));
-  $("new-game").addEventListener("click", showSetup); // the game is kept until a new one starts
+  $("new-game").addEventListener("click", showSetup); // the game is kept until a new one starts (see soloSeat)
   $("back-to-game").addEventListener("click", () => {
     const entry = loadSeat();
     if (entry) openSeat(entry);
