@@ -1,5 +1,6 @@
-"""``ppo:PATH``: a trained policy (``ppo`` alone: the policy shipped in ``models/``:
-``clue_ppo.pt`` for 3-6 players, ``clue_ppo_2p.pt`` for the two-player game).
+"""``ppo:PATH``: a trained policy (``ppo`` alone: the policy shipped in ``models/`` for the game's
+rules and player count: ``clue_ppo.pt`` for classic, ``clue_ppo_2023.pt`` for the 2023 rules with
+3-6 players, ``clue_ppo_2p.pt`` for the two-player game).
 
 A policy file may also hold an accusation head (:mod:`clue_env.training.accusation_net`):
 then at every decision where an accusation is legal and the network's own choice is not one, the
@@ -32,11 +33,18 @@ MODELS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 SHIPPED_POLICY = os.path.join(MODELS, "clue_ppo.pt")
 #: the shipped policy for the two-player game (trained on 2023 rules, R30; configs/train/two_player.yaml)
 SHIPPED_POLICY_2P = os.path.join(MODELS, "clue_ppo_2p.pt")
+#: the shipped policy for the 2023 rules with 3-6 players (configs/train/edition2023.yaml)
+SHIPPED_POLICY_2023 = os.path.join(MODELS, "clue_ppo_2023.pt")
 
 
-def shipped_policy(num_players: int) -> str:
-    """The policy file ``ppo`` (no path) plays with ``num_players`` players."""
-    return SHIPPED_POLICY_2P if num_players == 2 else SHIPPED_POLICY
+def shipped_policy(num_players: int, rules: Any = "classic") -> str:
+    """The policy file ``ppo`` (no path) plays with ``num_players`` players under ``rules``
+    (a ruleset name or config): the two-player file for 2 players, the 2023 file for a ruleset
+    whose turn starts with a roll (R12: the 2023 turn structure), else the classic file."""
+    if num_players == 2:
+        return SHIPPED_POLICY_2P
+    roll_first = rules.roll_first if hasattr(rules, "roll_first") else str(rules) == "edition2023"
+    return SHIPPED_POLICY_2023 if roll_first else SHIPPED_POLICY
 
 
 _NETS: dict[Any, Any] = {}
@@ -80,7 +88,9 @@ class PPOAgent(Agent):
 
         self._torch = torch
         torch.set_num_threads(1)  # batch-1 inference: one thread is fastest and leaves the other core free
-        self.path = path or shipped_policy(num_players)
+        from clue_env.engine.config import load_rules
+
+        self.path = path or shipped_policy(num_players, rules if hasattr(rules, "roll_first") else load_rules(rules))
         if net is not None:
             self.net, self.accusation = net, accusation
         else:

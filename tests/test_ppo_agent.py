@@ -11,10 +11,11 @@ torch = pytest.importorskip("torch")
 
 import clue_env  # noqa: E402
 from agents import make_agent  # noqa: E402
-from agents.ppo_agent import SHIPPED_POLICY, SHIPPED_POLICY_2P  # noqa: E402
+from agents.ppo_agent import SHIPPED_POLICY, SHIPPED_POLICY_2P, SHIPPED_POLICY_2023  # noqa: E402
 from agents.tournament import run_tournament  # noqa: E402
 from clue_env.codec import default_codec  # noqa: E402
 from clue_env.engine.cards import N_ROOMS, N_SUSPECTS, N_WEAPONS  # noqa: E402
+from clue_env.engine.config import load_rules  # noqa: E402
 from clue_env.training.checkpoint import load_policy, save_policy  # noqa: E402
 from clue_env.training.features import POLICY_LAYOUT, layout_hash  # noqa: E402
 from clue_env.training.network import CluePolicyNet  # noqa: E402
@@ -56,7 +57,7 @@ def test_network_logits_cover_every_action_and_follow_the_layout():
     assert torch.allclose(d, torch.zeros(3), atol=1e-5)
 
 
-@pytest.mark.parametrize("path", [SHIPPED_POLICY, SHIPPED_POLICY_2P])
+@pytest.mark.parametrize("path", [SHIPPED_POLICY, SHIPPED_POLICY_2P, SHIPPED_POLICY_2023])
 def test_shipped_policies_are_present_small_and_load(path):
     assert os.path.isfile(path), f"{path} is missing"
     assert os.path.getsize(path) < 8 * 1024 * 1024
@@ -65,10 +66,12 @@ def test_shipped_policies_are_present_small_and_load(path):
     assert layout_hash()  # the file matched this layout, or load_policy would have refused it
 
 
-def test_ppo_plays_the_two_player_policy_with_two_players_and_the_other_with_more():
+def test_ppo_plays_the_two_player_policy_with_two_players_and_the_others_by_ruleset():
     assert make_agent("ppo", seat=0, num_players=2, rules="edition2023").path == SHIPPED_POLICY_2P
     for n in (3, 4, 6):
         assert make_agent("ppo", seat=0, num_players=n).path == SHIPPED_POLICY
+        assert make_agent("ppo", seat=0, num_players=n, rules="edition2023").path == SHIPPED_POLICY_2023
+        assert make_agent("ppo", seat=0, num_players=n, rules=load_rules("edition2023")).path == SHIPPED_POLICY_2023
     assert make_agent(f"ppo:{SHIPPED_POLICY}", seat=0, num_players=2, rules="edition2023").path == SHIPPED_POLICY
 
 
