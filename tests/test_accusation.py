@@ -307,3 +307,26 @@ def test_bad_accusation_config_is_refused_before_any_work(tmp_path):
     cfg.write_text("accusation: {games: 4, lineups: [[deduction, dedution, deduction]]}\n")
     assert train.main(["--config", str(cfg), "--out", str(tmp_path / "x"), "--quiet"]) == 2
     assert not (tmp_path / "x").exists()
+
+
+def test_triple_posterior_falls_back_to_the_chain_when_every_importance_draw_dies(monkeypatch):
+    """In tightly constrained six-player positions all 200 importance draws can hit dead ends (it
+    stopped a recording run): the posterior then comes from the engine's Markov chain."""
+    from clue_env.engine.knowledge import Contradiction
+
+    k = Knowledge([3, 3, 3, 3, 3, 3])
+    for c in [1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 13, 14, 15, 16]:  # a few possible envelopes, not counted exactly
+        k.holds(c % 6, c)
+
+    def dead(*a, **kw):
+        raise Contradiction("no consistent deal was drawn")
+
+    monkeypatch.setattr(Knowledge, "_count_tables", lambda self, budget: (_ for _ in ()).throw(BudgetExceeded()))
+    monkeypatch.setattr(Knowledge, "importance_posterior", dead)
+    triples, how = triple_posterior(k, np.random.default_rng(0))
+    assert how is False and sum(triples.values()) == pytest.approx(1.0)
+    monkeypatch.setattr(Knowledge, "estimate_posterior", dead)
+    assert triple_posterior(k, np.random.default_rng(0)) == ({}, None)
+
+
+from clue_env.engine.knowledge.base import BudgetExceeded  # noqa: E402

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..engine.cards import N_CARDS, ROOM_BASE, WEAPON_BASE
 from ..engine.events import Accuse, NoRefute, Pass, Show, Suggest, Turn
-from ..engine.knowledge import Knowledge
+from ..engine.knowledge import Contradiction, Knowledge
 from ..engine.knowledge.base import BudgetExceeded
 from ..observation import MAX_SEATS
 
@@ -115,8 +115,9 @@ class RaceTracker:
 
 def triple_posterior(k: Knowledge, rng: np.random.Generator) -> tuple[dict[tuple[int, ...], float], bool | None]:
     """P(envelope = triple) for the possible triples, and how it was got: ``True`` counted
-    exactly, ``False`` estimated by importance sampling, ``None`` not computed (more than
-    :data:`MAX_TRIPLES` possible triples; an empty dict then)."""
+    exactly, ``False`` estimated by importance sampling (or, when all its draws hit dead ends, by
+    the engine's Markov chain), ``None`` not computed (more than :data:`MAX_TRIPLES` possible
+    triples, or no estimate could be drawn; an empty dict then)."""
     cand = k.envelope_candidates()
     if len(cand[0]) * len(cand[1]) * len(cand[2]) > MAX_TRIPLES:
         return {}, None
@@ -126,7 +127,13 @@ def triple_posterior(k: Knowledge, rng: np.random.Generator) -> tuple[dict[tuple
         return {tuple(t[0]): t[4] / total for t in tables}, True
     except BudgetExceeded:
         pass
-    est = k.importance_posterior(rng, IMPORTANCE_SAMPLES).triples
+    try:
+        est = k.importance_posterior(rng, IMPORTANCE_SAMPLES).triples
+    except Contradiction:  # every draw hit a dead end (tightly constrained hands): use the chain
+        try:
+            est = k.estimate_posterior(rng, IMPORTANCE_SAMPLES).triples
+        except Contradiction:
+            return {}, None
     return {tuple(t): p for t, p in est.items()}, False
 
 
