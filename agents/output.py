@@ -65,7 +65,8 @@ def seating_note(summary: dict[str, Any], block: int) -> str | None:
         return (f"note: {games} games is not a multiple of the {cycle}-game seating cycle: every seat is still shared "
                 f"equally, but who sits beside whom is slightly unbalanced (use a multiple of {cycle})")  # fmt: skip
     return (f"note: {games} games is not a multiple of the {cycle}-game seating cycle: the last, partial cycle leaves "
-            f"seats and neighbours slightly unbalanced (use a multiple of {cycle}, or at least of {block})")  # fmt: skip
+            f"seats and neighbours slightly unbalanced (use a multiple of {cycle}"
+            + (f", or at least of {block}, which balances the seats" if block < cycle else "") + ")")  # fmt: skip
 
 
 def seating_header(summary: dict[str, Any]) -> str:
