@@ -21,7 +21,7 @@ from agents.output import check_output, format_table, plot, write_json, write_ou
 
 #: what `python evaluate.py` plays with no arguments: the shipped policy against the baselines
 DEFAULT_SEATS = "ppo,deduction,notebook,random"
-DEFAULT_GAMES = 400
+DEFAULT_GAMES = 480  # a whole number of 24-game seating cycles for the four default agents
 DEFAULT_JSON = "results/evaluate.json"
 DEFAULT_CHART = "results/evaluate.png"
 
