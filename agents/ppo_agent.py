@@ -35,16 +35,25 @@ SHIPPED_POLICY = os.path.join(MODELS, "clue_ppo.pt")
 SHIPPED_POLICY_2P = os.path.join(MODELS, "clue_ppo_2p.pt")
 #: the shipped policy for the 2023 rules with 3-6 players (configs/train/edition2023.yaml)
 SHIPPED_POLICY_2023 = os.path.join(MODELS, "clue_ppo_2023.pt")
+#: the same networks with their accusation heads (configs/train/accusation_*.yaml): the ``ppo_accuse`` spec
+ACCUSE_POLICIES = {
+    SHIPPED_POLICY: os.path.join(MODELS, "clue_ppo_accuse.pt"),
+    SHIPPED_POLICY_2023: os.path.join(MODELS, "clue_ppo_2023_accuse.pt"),
+    SHIPPED_POLICY_2P: os.path.join(MODELS, "clue_ppo_2p_accuse.pt"),
+}
 
 
-def shipped_policy(num_players: int, rules: Any = "classic") -> str:
+def shipped_policy(num_players: int, rules: Any = "classic", accuse: bool = False) -> str:
     """The policy file ``ppo`` (no path) plays with ``num_players`` players under ``rules``
     (a ruleset name or config): the two-player file for 2 players, the 2023 file for a ruleset
-    whose turn starts with a roll (R12: the 2023 turn structure), else the classic file."""
+    whose turn starts with a roll (R12: the 2023 turn structure), else the classic file;
+    ``accuse``: the same network with its accusation head (``ppo_accuse``)."""
     if num_players == 2:
-        return SHIPPED_POLICY_2P
-    roll_first = rules.roll_first if hasattr(rules, "roll_first") else str(rules) == "edition2023"
-    return SHIPPED_POLICY_2023 if roll_first else SHIPPED_POLICY
+        path = SHIPPED_POLICY_2P
+    else:
+        roll_first = rules.roll_first if hasattr(rules, "roll_first") else str(rules) == "edition2023"
+        path = SHIPPED_POLICY_2023 if roll_first else SHIPPED_POLICY
+    return ACCUSE_POLICIES[path] if accuse else path
 
 
 _NETS: dict[Any, Any] = {}
@@ -79,6 +88,7 @@ class PPOAgent(Agent):
         path: str = "",
         net: Any = None,
         accusation: Any = None,
+        accuse: bool = False,
     ) -> None:
         try:
             import torch
@@ -90,7 +100,8 @@ class PPOAgent(Agent):
         torch.set_num_threads(1)  # batch-1 inference: one thread is fastest and leaves the other core free
         from clue_env.engine.config import load_rules
 
-        self.path = path or shipped_policy(num_players, rules if hasattr(rules, "roll_first") else load_rules(rules))
+        cfg = rules if hasattr(rules, "roll_first") else load_rules(rules)
+        self.path = path or shipped_policy(num_players, cfg, accuse=accuse)
         if net is not None:
             self.net, self.accusation = net, accusation
         else:
@@ -180,4 +191,11 @@ def _make(seat: int, num_players: int, rules: Any = "classic", seed: int | None 
     return PPOAgent(seat, num_players, rules, seed, path=path, **kw)
 
 
+def _make_accuse(seat: int, num_players: int, rules: Any = "classic", seed: int | None = None) -> PPOAgent:
+    return PPOAgent(seat, num_players, rules, seed, accuse=True)
+
+
 register_agent("ppo", _make)
+#: the shipped networks with their accusation heads: stronger than ``deduction`` against
+#: ``deduction``, but fitted against ``deduction`` opponents only (it accuses too early against weak ones)
+register_agent("ppo_accuse", _make_accuse)
