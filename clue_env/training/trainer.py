@@ -382,7 +382,14 @@ class Trainer:
             return None
         from tqdm import tqdm
 
-        from .accusation_fit import fit_head, load_trajectories, paired_gain, record_games, save_trajectories
+        from .accusation_fit import (
+            fit_head,
+            load_trajectories,
+            paired_gain,
+            record_games,
+            save_trajectories,
+            stop_decisions,
+        )
 
         d = os.path.join(self.out, "accusation")
         os.makedirs(d, exist_ok=True)
@@ -411,8 +418,6 @@ class Trainer:
             held = {g for g in sorted({t.game for t in trajs}) if rng.random() < a.held_out}
             train = [t for t in trajs if t.game not in held]
             test = [t for t in trajs if t.game in held]
-            from .accusation_fit import stop_decisions
-
             probe = fit_head(train, seed=self.cfg.seed, log=self._log, held_out=test, **kw)  # type: ignore[arg-type]
             gain, half = paired_gain(test, stop_decisions(probe, test))
             report.update(held_out_games=len(held), held_out_gain=gain, held_out_gain_ci95=[gain - half, gain + half])
