@@ -125,12 +125,12 @@ def record_game(
 
 
 def _record_chunk(args: tuple[Any, ...]) -> list[Trajectory]:
-    factories, rules, seeds, agent_entropy = args
+    factories, rules, seeds, agent_entropy, record = args
     out: list[Trajectory] = []
     n = len(factories)
     for seed in seeds:
         agent_seeds = [int(np.random.SeedSequence(agent_entropy, spawn_key=(seed, i)).generate_state(1)[0]) for i in range(n)]
-        out += record_game(factories, rules, seed, agent_seeds, [True] * n)
+        out += record_game(factories, rules, seed, agent_seeds, record)
     return out
 
 
@@ -141,11 +141,16 @@ def record_games(
     agent_entropy: int,
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
+    record: Sequence[bool] | None = None,
 ) -> list[Trajectory]:
-    """Record every seat of the games reset with ``seeds``, seat i played by ``factories[i]`` (agent seeds are children of
-    ``agent_entropy``, independent of the game seeds); ``progress(k)`` after each k games."""
+    """Record the seats in ``record`` (default: every seat) of the games reset with ``seeds``, seat i played by
+    ``factories[i]`` (agent seeds are children of ``agent_entropy``, independent of the game seeds); ``progress(k)``
+    after each k games."""
+    mask = [True] * len(factories) if record is None else [bool(r) for r in record]
+    if len(mask) != len(factories):
+        raise ValueError(f"record has {len(mask)} entries for {len(factories)} seats")
     chunk = 10
-    jobs = [(list(factories), rules, list(seeds[i : i + chunk]), agent_entropy) for i in range(0, len(seeds), chunk)]
+    jobs = [(list(factories), rules, list(seeds[i : i + chunk]), agent_entropy, mask) for i in range(0, len(seeds), chunk)]
     out: list[Trajectory] = []
     if workers <= 1:
         for job in jobs:

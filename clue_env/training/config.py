@@ -104,8 +104,11 @@ class AccusationConfig:
 
     #: games to record (0: no accusation head); split evenly over ``lineups``
     games: int = 0
-    #: line-ups of agent specs whose every seat is recorded (the player count is each line-up's length)
+    #: line-ups of agent specs (the player count is each line-up's length); a line-up may be listed twice to weigh it
     lineups: tuple[tuple[str, ...], ...] = (("deduction", "deduction", "deduction", "deduction"),)
+    #: the specs whose seats are recorded (empty: every seat); e.g. ``[deduction]`` with line-ups against
+    #: ``notebook`` or ``random`` teaches the head to wait against opponents who are slow to solve
+    record: tuple[str, ...] = ()
     #: games recorded per saved chunk (a resumed run keeps the chunks already recorded)
     chunk_games: int = 250
     #: fitted value iterations of the stopping rule
@@ -266,6 +269,10 @@ def _check(obj: Any, where: str) -> None:
             raise TrainConfigError(f"{where}.held_out must be in [0, 1), got {obj.held_out}")
         if not obj.lineups or any(not 2 <= len(lu) <= 6 for lu in obj.lineups):
             raise TrainConfigError(f"{where}.lineups: each line-up needs 2-6 seats, got {obj.lineups}")
+        if obj.record:
+            missing = [list(lu) for lu in obj.lineups if not any(s in obj.record for s in lu)]
+            if missing:
+                raise TrainConfigError(f"{where}.record: line-up(s) {missing} seat none of {list(obj.record)}, so nothing would be recorded")
     elif isinstance(obj, EvalConfig):
         _positive(where, games=obj.games, workers=obj.workers, every_checkpoints=obj.every_checkpoints)
     elif isinstance(obj, TrainConfig):

@@ -395,9 +395,11 @@ class Trainer:
         os.makedirs(d, exist_ok=True)
         entropy = _seed_of(self.cfg.seed, 5)
         trajs = []
+        lineup_of: dict[int, int] = {}  # game seed -> line-up index
         bar = tqdm(total=a.games, unit="game", desc="accusation games", disable=not self.progress)
         for li, lineup in enumerate(a.lineups):
             factories = [self.factory_for(spec) for spec in lineup]
+            mask = [not a.record or spec in a.record for spec in lineup]
             n_games = a.games // len(a.lineups) + int(li < a.games % len(a.lineups))
             first = _seed_of(self.cfg.seed, 6, li) % 2**40
             for c, start in enumerate(range(0, n_games, a.chunk_games)):
@@ -406,9 +408,10 @@ class Trainer:
                 if os.path.exists(path):
                     part = load_trajectories(path)
                 else:
-                    part = record_games(factories, self.rules, seeds, entropy, workers=self.workers)
+                    part = record_games(factories, self.rules, seeds, entropy, workers=self.workers, record=mask)
                     save_trajectories(path, part)
                 trajs += part
+                lineup_of.update((s, li) for s in seeds)
                 bar.update(len(seeds))
         bar.close()
         kw = dict(hidden=a.hidden, iterations=a.iterations, epochs=a.epochs, lr=a.lr, weight_decay=a.weight_decay)
@@ -422,6 +425,15 @@ class Trainer:
             gain, half = paired_gain(test, stop_decisions(probe, test))
             report.update(held_out_games=len(held), held_out_gain=gain, held_out_gain_ci95=[gain - half, gain + half])
             self._log(f"accusation head: held-out gain over waiting for proof {gain:+.2%} ± {half:.2%} ({len(test)} seat-games)")
+            by_lineup = []
+            for li, lineup in enumerate(a.lineups):
+                part = [t for t in test if lineup_of.get(t.game) == li]
+                if len(part) < 2:
+                    continue
+                g, h = paired_gain(part, stop_decisions(probe, part))
+                by_lineup.append({"lineup": list(lineup), "seat_games": len(part), "gain": g, "ci95": [g - h, g + h]})
+                self._log(f"  line-up {li} {','.join(lineup)}: {g:+.2%} ± {h:.2%} ({len(part)} seat-games)")
+            report["held_out_by_lineup"] = by_lineup
         net = fit_head(trajs, seed=self.cfg.seed, log=self._log, **kw)  # type: ignore[arg-type]
         atomic_write_text(os.path.join(d, "fit.json"), json.dumps(report, indent=2))
         return net
