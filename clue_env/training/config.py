@@ -272,7 +272,9 @@ def _check(obj: Any, where: str) -> None:
         if obj.record:
             missing = [list(lu) for lu in obj.lineups if not any(s in obj.record for s in lu)]
             if missing:
-                raise TrainConfigError(f"{where}.record: line-up(s) {missing} seat none of {list(obj.record)}, so nothing would be recorded")
+                raise TrainConfigError(
+                    f"{where}.record: line-up(s) {missing} seat none of {list(obj.record)}, so nothing would be recorded"
+                )
     elif isinstance(obj, EvalConfig):
         _positive(where, games=obj.games, workers=obj.workers, every_checkpoints=obj.every_checkpoints)
     elif isinstance(obj, TrainConfig):
