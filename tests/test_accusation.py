@@ -330,3 +330,30 @@ def test_triple_posterior_falls_back_to_the_chain_when_every_importance_draw_die
 
 
 from clue_env.engine.knowledge.base import BudgetExceeded  # noqa: E402
+
+
+def test_record_mask_records_only_the_chosen_seats_and_keeps_the_game():
+    """accusation.record: a line-up against weaker opponents records its deduction seats only; the
+    game played (and so each recorded trajectory) is the same as with every seat recorded."""
+    from clue_env.training.accusation_fit import record_games
+
+    lineup = [SpecFactory("deduction"), SpecFactory("random"), SpecFactory("deduction")]
+    every = record_games(lineup, "classic", [7, 8], 3)
+    some = record_games(lineup, "classic", [7, 8], 3, record=[True, False, True])
+    assert sorted((t.game, t.seat) for t in some) == [(7, 0), (7, 2), (8, 0), (8, 2)]
+    full = {(t.game, t.seat): t for t in every}
+    for t in some:
+        f = full[(t.game, t.seat)]
+        assert np.array_equal(t.x, f.x) and np.array_equal(t.correct, f.correct) and t.won == f.won
+    with pytest.raises(ValueError, match="record has 2 entries for 3 seats"):
+        record_games(lineup, "classic", [7], 3, record=[True, False])
+
+
+def test_record_config_must_match_a_seat_of_every_lineup():
+    from clue_env.training.config import TrainConfigError, load_train_config
+
+    cfg = load_train_config({"accusation": {"record": ["deduction"], "lineups": [["deduction", "random", "random"]]}})
+    assert cfg.accusation.record == ("deduction",)
+    with pytest.raises(TrainConfigError, match=r"accusation.record: line-up\(s\) \[\['notebook', 'random'\]\] seat none"):
+        load_train_config({"accusation": {"record": ["deduction"], "lineups": [["deduction", "random"], ["notebook", "random"]]}})
+    assert load_train_config({}).accusation.record == ()  # default: every seat
