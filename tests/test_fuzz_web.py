@@ -1,0 +1,283 @@
+"""Property-based fuzzing of the web API (Hypothesis, bounded for CI; issue 16's acceptance line).
+
+Random JSON shapes (any nesting of null, booleans, numbers, strings, lists and objects, plus
+near-valid game and action bodies), raw bodies, query strings (percent-encoded random bytes,
+so also invalid UTF-8 and non-ASCII digits), paths, methods and tokens go to the FastAPI app
+through its test client. Every response must be 2xx or 4xx, never 5xx, an error must be
+``{"error": ...}``, and a refused request must change nothing: the games held, each game's
+version and every human seat's whole view stay as they were.
+
+Budget: ``WEB_FUZZ_EXAMPLES`` examples per property (default 40; raise it locally with the
+environment variable ``CLUE_WEB_FUZZ_EXAMPLES``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+hypothesis = pytest.importorskip("hypothesis")
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+from fastapi.testclient import TestClient  # noqa: E402
+from hypothesis import HealthCheck, event, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from agents import play_factory  # noqa: E402
+from clue_env.play.web.server import create_app  # noqa: E402
+from clue_env.play.web.store import GameStore  # noqa: E402
+
+WEB_FUZZ_EXAMPLES = int(os.environ.get("CLUE_WEB_FUZZ_EXAMPLES", "40"))
+FUZZ = settings(
+    max_examples=WEB_FUZZ_EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
+)
+BASE_URL = "http://127.0.0.1:8000"  # the server is bound to loopback: the Host must be a loopback name
+
+# ---------------------------------------------------------------------- strategies
+#: any JSON value (Hypothesis' floats include infinities and NaN, which json.dumps writes as
+#: Infinity / NaN: not JSON numbers, the server must refuse them)
+scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12)
+json_values = st.recursive(
+    scalars,
+    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=8), kids, max_size=4),
+    max_leaves=10,
+)
+SPECS = ["human", "random", "uniform", "notebook", "ppo", "dedution", "", " human", "ppo:/etc/passwd", "HUMAN"]
+seat_lists = st.lists(st.sampled_from(SPECS), min_size=0, max_size=8).map(lambda s: s if "human" in s else ["human", *s])
+game_fields: dict[str, st.SearchStrategy[Any]] = {
+    "seats": seat_lists | json_values,
+    "rules": st.sampled_from(["classic", "edition2023", "Classic", "", "../etc/rules.yaml"]) | json_values,
+    "players": st.integers(0, 8) | json_values,
+    "seed": st.one_of(st.none(), st.integers(-5, 2**64), json_values),
+}
+#: deeply nested arrays and objects, up to the 4 KiB body limit (a RecursionError in the parser)
+deep_bodies = (st.sampled_from([2, 500, 998, 999, 1000, 1500, 2040]) | st.integers(1, 2040)).flatmap(
+    lambda d: st.sampled_from([("[" * d + "]" * d).encode(), ('{"seats":' * (d // 10 + 1) + "1" + "}" * (d // 10 + 1)).encode()])
+)
+#: POST /api/games bodies: near-valid objects (some accepted), any JSON value, deep nesting, or raw bytes
+game_bodies = st.one_of(
+    deep_bodies,
+    st.fixed_dictionaries({}, optional={**game_fields, "extra": json_values}).map(lambda d: json.dumps(d).encode()),
+    json_values.map(lambda v: json.dumps(v).encode()),
+    st.binary(max_size=48),
+)
+WORDS = ["roll", "end", "stay", "passage", "move", "enter", "toward", "suggest", "show", "accuse", "hall", "plum"]
+WORDS += ["rope", "kitchen", "7,4", "-1,99", "99999999999999999999,1", "", " ", "\x00", "\u0130", "\ud800", "²"]
+action_texts = st.lists(st.sampled_from(WORDS), min_size=0, max_size=4).map(" ".join) | st.text(max_size=24)
+#: query strings: random bytes percent-encoded (invalid UTF-8, '²', '+', '%', '&', '=' included)
+query_strings = st.lists(
+    st.tuples(st.sampled_from(["log_from", "log_from", "x", "", "log_from[]"]), st.binary(max_size=10)),
+    max_size=3,
+).map(lambda kv: "&".join(f"{quote(k)}={quote(v)}" for k, v in kv))
+log_from_values = st.one_of(st.integers(-3, 10**10).map(str), st.sampled_from(["", "²", "1e3", " 1", "0x1", "١"]))
+
+
+# ---------------------------------------------------------------------- the server and its state
+def make_client() -> tuple[TestClient, GameStore]:
+    store = GameStore(
+        play_factory,
+        agent_delay=0.0,
+        agent_seed=0,
+        max_games=1000,
+        max_live_per_client=1000,
+        creation_burst=1000,
+        creation_interval=0.0,
+    )
+    app = create_app(play_factory, store=store)
+    return TestClient(app, base_url=BASE_URL, client=("testclient", 50000)), store
+
+
+@pytest.fixture(scope="module")
+def server() -> tuple[TestClient, GameStore, dict[str, Any]]:
+    c, store = make_client()
+    r = c.post("/api/games", json={"seats": ["human", "random", "human"]})
+    assert r.status_code == 201, r.text
+    return c, store, r.json()
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def state(c: TestClient, store: GameStore) -> str:
+    """Everything a refusal must leave alone: the games held, their versions, and every human
+    seat's whole view (read straight from the store: no request, so no agent moves)."""
+    from clue_env.play.web.server import seat_response
+
+    out = {}
+    for gid, g in sorted(store._games.items()):
+        with g.lock:
+            out[gid] = {
+                "version": g.session.version,
+                "views": [seat_response(g, seat, 0) for seat in sorted(g.tokens)],
+            }
+    return json.dumps(out, sort_keys=True)
+
+
+def check(r: Any) -> None:
+    event(f"{r.request.method} {r.status_code}")  # pytest --hypothesis-show-statistics: the outcomes seen
+    assert r.status_code < 500, (r.status_code, r.text)
+    if r.status_code >= 400 and r.request.method != "HEAD":
+        body = r.json()
+        assert isinstance(body, dict) and isinstance(body.get("error"), str), r.text
+
+
+def fresh_game_if_over(c: TestClient, store: GameStore, g: dict[str, Any]) -> None:
+    game = store._games.get(g["game"])
+    if game is None or game.session.over:
+        r = c.post("/api/games", json={"seats": ["human", "random", "human"]})
+        assert r.status_code == 201, r.text
+        g.clear()
+        g.update(r.json())
+
+
+# ---------------------------------------------------------------------- properties
+@FUZZ
+@given(body=game_bodies, query=query_strings, content_type=st.sampled_from(["application/json", "text/plain", ""]))
+def test_fuzz_new_game_bodies_get_2xx_or_4xx_and_a_refusal_changes_nothing(server, body, query, content_type):
+    c, store, _g = server
+    before, held = state(c, store), set(store._games)
+    headers = {"Content-Type": content_type} if content_type else {}
+    r = c.post(f"/api/games?{query}", content=body, headers=headers)
+    check(r)
+    if r.status_code == 201:
+        made = r.json()
+        assert set(store._games) == held | {made["game"]}
+        # the new game's seats are real: each token reads its own view, then ends the game
+        seat, token = next(iter(made["tokens"].items()))
+        v = c.get(f"/api/games/{made['game']}", headers=auth(token))
+        assert v.status_code == 200 and v.json()["seat"] == seat
+        assert c.delete(f"/api/games/{made['game']}", headers=auth(token)).status_code == 200
+        assert set(store._games) == held
+    else:
+        assert 400 <= r.status_code < 500
+        assert state(c, store) == before
+
+
+def game_at(seed: int, moves: int) -> tuple[TestClient, GameStore, dict[str, Any]]:
+    """A fresh server holding one game (two human seats, one random agent), dealt from ``seed``
+    (the store's own call: the API takes a seed for one human seat only) and played ``moves``
+    decisions into the game by the humans (never an accusation), so every example starts from
+    the same, varied position on every run."""
+    c, store = make_client()
+    game = store.create(["human", "random", "human"], "classic", seed, None, None)
+    session = game.session
+    for k in range(moves):
+        store.tick(game)
+        seat = session.human_to_act()
+        if seat is None:
+            break
+        legal = [t for t in session.legal(seat) if not t.startswith("accuse")]
+        session.act(seat, legal[(7 * k) % len(legal)], session.version)
+    store.tick(game)
+    tokens = {session.agent_name(s): t for s, t in game.tokens.items()}
+    return c, store, {"game": game.id, "tokens": tokens}
+
+
+@FUZZ
+@given(data=st.data(), seed=st.integers(0, 30), moves=st.integers(0, 40))
+def test_fuzz_action_bodies_and_query_strings_get_2xx_or_4xx_and_a_refusal_changes_nothing(data, seed, moves):
+    c, store, g = game_at(seed, moves)
+    game = store._games[g["game"]]
+    seat_name = data.draw(st.sampled_from(sorted(g["tokens"])), label="seat")
+    mine = g["tokens"][seat_name]
+    token = data.draw(st.sampled_from([mine, mine, mine, mine, "", "x" * 40, mine[:-1] + "A"]), label="token")
+    legal = list(game.session.legal(game.session.seat_of(seat_name)))
+    action = data.draw(
+        st.sampled_from(legal) | st.sampled_from(legal) | action_texts | json_values if legal else action_texts | json_values,
+        label="action",
+    )
+    version = data.draw(
+        st.sampled_from([game.session.version, game.session.version - 1, game.session.version + 1]) | json_values,
+        label="version",
+    )
+    keys = data.draw(st.sampled_from(["both", "both", "both", "action", "version", "none"]), label="fields")
+    fields = {k: v for k, v in (("action", action), ("version", version)) if keys in ("both", k)}
+    extra = data.draw(st.dictionaries(st.text(max_size=8), json_values, max_size=2), label="extra fields")
+    kinds = ["fields", "fields", "fields", "fields+extra", "any json", "deep", "bytes"]
+    body_kind = data.draw(st.sampled_from(kinds), label="body")
+    if body_kind == "fields":
+        body = json.dumps(fields).encode()
+    elif body_kind == "fields+extra":
+        body = json.dumps({**extra, **fields}).encode()
+    elif body_kind == "any json":
+        body = json.dumps(data.draw(json_values, label="json")).encode()
+    elif body_kind == "deep":
+        body = data.draw(deep_bodies, label="deep")
+    else:
+        body = data.draw(st.binary(max_size=48), label="bytes")
+    query = data.draw(st.just("") | query_strings | log_from_values.map(lambda v: "log_from=" + quote(v)), label="query")
+    before, version_before = state(c, store), game.session.version
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    r = c.post(f"/api/games/{g['game']}/actions?{query}", content=body, headers=headers)
+    check(r)
+    if r.status_code == 200:  # a legal action was played for this seat, from the current version
+        assert token == g["tokens"][seat_name] and isinstance(action, str) and version == version_before
+        assert r.json()["seat"] == seat_name and r.json()["version"] > version_before
+    else:
+        assert 400 <= r.status_code < 500
+        assert state(c, store) == before
+
+
+@FUZZ
+@given(
+    method=st.sampled_from(["GET", "GET", "GET", "GET", "DELETE", "DELETE", "PUT", "PATCH", "HEAD", "OPTIONS"]),
+    path=st.sampled_from(["game", "game/actions", "game/x", "other", "meta", "board", "root", "static"]),
+    other_id=st.text(max_size=30),
+    token_kind=st.sampled_from(["mine", "none", "other", "garbage"]),
+    query=query_strings | log_from_values.map(lambda v: "log_from=" + quote(v)),
+)
+def test_fuzz_reads_and_deletes_with_random_paths_tokens_and_query_strings_never_5xx(
+    server, method, path, other_id, token_kind, query
+):
+    c, store, g = server
+    fresh_game_if_over(c, store, g)
+    gid = g["game"]
+    token = {"mine": g["tokens"]["player_0"], "none": "", "other": "A" * 32, "garbage": "\u00e9\u00ff"}[token_kind]
+    url = {
+        "game": f"/api/games/{gid}",
+        "game/actions": f"/api/games/{gid}/actions",
+        "game/x": f"/api/games/{gid}/x",
+        "other": f"/api/games/{quote(other_id, safe='')}",
+        "meta": "/api/meta",
+        "board": "/api/board",
+        "root": "/",
+        "static": f"/static/{quote(other_id, safe='')}",
+    }[path]
+    before = state(c, store)
+    headers = {"Authorization": f"Bearer {token}".encode("latin-1")} if token else {}
+    r = c.request(method, f"{url}?{query}", headers=headers)
+    check(r)
+    if method == "DELETE" and r.status_code == 200:  # the seat ended its own game: only that changed
+        assert path == "game" and token_kind == "mine" and gid not in store._games
+        fresh_game_if_over(c, store, g)
+    elif method in ("GET", "HEAD") and r.status_code == 200:
+        pass  # a read: the agents may have moved (none must here, a human seat is to act or the game is over)
+    else:
+        assert 400 <= r.status_code < 500 or r.status_code in (200, 204, 304), r.status_code
+        assert state(c, store) == before
+
+
+@FUZZ
+@given(query=st.just("") | query_strings | log_from_values.map(lambda v: "log_from=" + quote(v)), seat=st.sampled_from([0, 2]))
+def test_fuzz_a_seats_view_with_random_query_strings_is_200_or_400_and_a_refusal_changes_nothing(server, query, seat):
+    """``GET /api/games/ID?QUERY`` by a seat of the game: 200 (``log_from`` a non-negative integer of
+    ASCII digits, or absent) or 400 (``'²'``, ``'١'``, ``'-1'``, invalid UTF-8, ...), never 5xx."""
+    c, store, g = server
+    fresh_game_if_over(c, store, g)
+    before = state(c, store)
+    r = c.get(f"/api/games/{g['game']}?{query}", headers=auth(g["tokens"][f"player_{seat}"]))
+    check(r)
+    assert r.status_code in (200, 400), r.text
+    if r.status_code == 400:
+        assert "log_from" in r.json()["error"]
+        assert state(c, store) == before
+    else:
+        assert r.json()["seat"] == f"player_{seat}" and r.json()["log_start"] >= 0
