@@ -3,14 +3,22 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# Where torch (the version pinned in constraints.txt) comes from: by default PyTorch's CPU wheel
+# index, the CPU build (one ~190 MB wheel, no CUDA libraries). TORCH_INDEX= (empty) takes it from
+# pip's own indexes instead: on PyPI that is the CUDA build on Linux (~2.7 GB with its nvidia-*,
+# cuda-* and triton wheels); or name another index, e.g. TORCH_INDEX=https://download.pytorch.org/whl/cu130.
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+# cpu: fail if the torch installed is a CUDA build (the default with a CPU index); any: just say which
+TORCH_BUILD ?= $(if $(filter %/cpu,$(TORCH_INDEX)),cpu,any)
 
 .PHONY: setup run test lint bench train-bench random-games play web clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) -c constraints.txt torch
 	$(BIN)/pip install -q -c constraints.txt -e ".[dev,train,play]"
+	$(BIN)/python -c 'import sys, torch; c = torch.version.cuda; print("torch", torch.__version__, f"(CUDA {c} build)" if c else "(CPU build)"); sys.exit("error: a CUDA build of torch, not the CPU build" if c and sys.argv[1] == "cpu" else 0)' $(TORCH_BUILD)
 	touch $(STAMP)
 
 setup: $(STAMP)
