@@ -29,6 +29,7 @@ Version history: v0 — first release.
 
 from __future__ import annotations
 
+import copy
 import difflib
 import warnings
 from collections.abc import Callable
@@ -82,13 +83,15 @@ class raw_env(AECEnv):
             and not isinstance(belief_features, bool)
         ):
             raise ValueError(f"belief_features must be False, True (= 'fast') or 'sampled', got {belief_features!r}")
-        self.rules: RulesConfig = load_rules(rules, **overrides)
+        #: the game's ruleset; agents and callers get :attr:`rules`, a separate read-only copy
+        self._rules: RulesConfig = load_rules(rules, **overrides)
+        self._public_rules: RulesConfig = copy.deepcopy(self._rules)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.render_mode = render_mode
         self.board = classic_board()
         self.codec: ActionCodec = default_codec()
-        self.game = Game(self.rules, num_players, self.board)  # validates num_players
+        self.game = Game(self._rules, num_players, self.board)  # validates num_players
         self.num_players = num_players
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
@@ -116,6 +119,12 @@ class raw_env(AECEnv):
         self.chance_factory: Callable[[np.random.Generator], Chance] | None = None
         self.agents: list[str] = []
 
+    @property
+    def rules(self) -> RulesConfig:
+        """The ruleset (read-only, like every ruleset). It is a copy, not the game's own object
+        (``env.game.cfg``): an agent handed ``env.rules`` cannot reach the game through it."""
+        return self._public_rules
+
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -142,7 +151,7 @@ class raw_env(AECEnv):
         A bad option raises a ValueError naming the problem and leaves the env as it was.
         """
         rng = self._seeded(seed) if seed is not None else self._rng
-        game = Game(self.rules, self.num_players, self.board)
+        game = Game(self._rules, self.num_players, self.board)
         envelope, hands, tokens, weapons = self._parse_options(options)
         board_cards = (options or {}).get("board_cards") if isinstance(options, dict) else None
         state = rng.bit_generator.state  # a refused reset must leave the generator as it was

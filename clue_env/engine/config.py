@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
@@ -26,6 +26,26 @@ PRESETS = ("classic", "edition2023")
 #: the most dice, and faces per die, that the observation encodes (a roll of at most 12)
 MAX_DICE = 2
 MAX_FACES = 6
+
+
+class FrozenDict(dict[str, str]):
+    """A read-only ``dict`` (a ruleset's ``suspect_names``): a ruleset is shared by the game and
+    handed to agents, so no part of it may be writable. Still a ``dict`` for ``json`` and
+    ``dataclasses.asdict``; pickles and copies as itself."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("a ruleset is read-only: make another one (RulesConfig.with_overrides, load_rules)")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = __ior__ = _refuse  # type: ignore[assignment]
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset(self.items()))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenDict, (dict(self),))
+
+    def __repr__(self) -> str:
+        return f"FrozenDict({dict.__repr__(self)})"
 
 
 @dataclass(frozen=True)
@@ -71,7 +91,7 @@ class RulesConfig:
     #: characters assigned to seats in clockwise order (default: the turn order R10)
     characters: tuple[str, ...] | None = None
     #: R1: display names of the suspects (by card id)
-    suspect_names: dict[str, str] = field(default_factory=dict)
+    suspect_names: Mapping[str, str] = field(default_factory=dict)
     #: rewards (SPEC): winner, every other seat still in the game on a win, a wrong accusation
     #: (at once, to the accuser), and everyone still in on truncation / nobody winning
     reward_win: float = 1.0
@@ -131,13 +151,15 @@ class RulesConfig:
                 raise ConfigError(f"config key 'characters' must list distinct suspects from {SUSPECTS}, got {self.characters!r}")
             object.__setattr__(self, "characters", chars)
         if (
-            not isinstance(self.suspect_names, dict)
+            not isinstance(self.suspect_names, Mapping)
             or any(k not in SUSPECTS for k in self.suspect_names)
             or any(not isinstance(v, str) or not v for v in self.suspect_names.values())
         ):
             raise ConfigError(
                 f"config key 'suspect_names' must map suspect ids to non-empty names (strings), got {self.suspect_names!r}"
             )
+        if not isinstance(self.suspect_names, FrozenDict):  # read-only, and no longer the caller's dict
+            object.__setattr__(self, "suspect_names", FrozenDict(self.suspect_names))
 
     # ---------------------------------------------------------------- helpers
     def display(self, card: str) -> str:
@@ -162,6 +184,7 @@ class RulesConfig:
         for key in ("characters", "clue_deck"):
             if d[key] is not None:
                 d[key] = list(d[key])
+        d["suspect_names"] = dict(self.suspect_names)
         return d
 
 
