@@ -5,24 +5,32 @@
 ``--timesteps`` overrides ``ppo.timesteps``; ``--out`` defaults to ``runs/<config name>``. The run
 directory records the config, seed, git commit and package versions, TensorBoard logs
 (``tensorboard --logdir runs``), periodic evaluations (``eval.jsonl``, ``curve.png``) and
-checkpoints; ``--resume`` continues an interrupted run from its last checkpoint. The final policy
-is ``DIR/policy.pt``: evaluate it with ``python evaluate.py --seats ppo:DIR/policy.pt,notebook,...``.
+checkpoints; ``--resume`` continues an interrupted run from its last checkpoint, to the target the
+run recorded (its ``--timesteps`` and ``--seed`` unless given again). The final policy is
+``DIR/policy.pt``: evaluate it with ``python evaluate.py --seats ppo:DIR/policy.pt,notebook,...``.
+
+Every check (the config, every agent spec in it, the output directory, a resumed run's record and
+checkpoint) is made before any work and before anything is written. A run directory is data:
+resuming reads tensors and numbers from it, never pickled objects.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
 from typing import Any
 
 
-def _evaluate(policy: str, opponent: str, num_players: int, games: int, seed: int, rules: str, workers: int) -> dict[str, Any]:
+def _evaluate(
+    policy: str, opponent: str, num_players: int, games: int, seed: int, agent_seed: int, rules: str, workers: int
+) -> dict[str, Any]:
+    """A tournament as evaluate.py plays it: game g is reset with ``seed + g`` and the agents' seeds
+    are children of ``agent_seed``, the run's secret entropy (never derived from ``seed``, R31)."""
     from agents.tournament import run_tournament
 
     seats = [f"ppo:{policy}"] + [opponent] * (num_players - 1)
-    return run_tournament(seats, games, rules=rules, seed=seed, workers=workers, progress=False, agent_seed=seed)
+    return run_tournament(seats, games, rules=rules, seed=seed, workers=workers, progress=False, agent_seed=agent_seed)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,43 +61,54 @@ def main(argv: list[str] | None = None) -> int:
     from agents import SpecFactory
     from clue_env.engine.errors import ConfigError
     from clue_env.training.config import load_train_config
-    from clue_env.training.trainer import Trainer
+    from clue_env.training.trainer import Trainer, run_config
 
+    out = ""
     try:
         cfg = load_train_config(args.config)
-        if args.timesteps is not None:
-            cfg = cfg.replace_ppo(timesteps=args.timesteps)
-        if args.seed is not None:
-            cfg = dataclasses.replace(cfg, seed=args.seed)
-        lineups = [*cfg.imitation.lineups, *cfg.accusation.lineups]
-        for spec in set(cfg.ppo.opponents) | set(cfg.eval.opponents) | {s for lu in lineups for s in lu}:
-            SpecFactory(spec)  # fail fast on a bad spec
-    except (ConfigError, ValueError) as e:
+        out = args.out or os.path.join("runs", cfg.name)
+        # --resume continues to the run's own target: its recorded --timesteps and --seed, unless given again
+        recorded = run_config(out) if args.resume else None
+        timesteps = args.timesteps if args.timesteps is not None else recorded.ppo.timesteps if recorded else None
+        seed = args.seed if args.seed is not None else recorded.seed if recorded else None
+        if timesteps is not None and timesteps != cfg.ppo.timesteps:
+            cfg = cfg.replace_ppo(timesteps=timesteps)
+        if seed is not None and seed != cfg.seed:
+            cfg = cfg.with_seed(seed)
+
+        def evaluate(policy: str, opponent: str, num_players: int, games: int, seed: int, agent_seed: int) -> dict[str, Any]:
+            return _evaluate(policy, opponent, num_players, games, seed, agent_seed, cfg.rules, cfg.eval.workers)
+
+        trainer = Trainer(
+            cfg,
+            out,
+            SpecFactory,
+            evaluate,
+            resume=args.resume,
+            progress=not args.quiet,
+            command=["python", "train.py", *(argv if argv is not None else sys.argv[1:])],
+            workers=args.workers,
+        )
+        trainer.validate()  # every check, before any work and before anything is written
+    except (ConfigError, ValueError, OSError) as e:
         print(f"train.py: error: {e}", file=sys.stderr)
         return 2
-    out = args.out or os.path.join("runs", cfg.name)
-
-    def evaluate(policy: str, opponent: str, num_players: int, games: int, seed: int) -> dict[str, Any]:
-        return _evaluate(policy, opponent, num_players, games, seed, cfg.rules, cfg.eval.workers)
-
-    trainer = Trainer(
-        cfg,
-        out,
-        SpecFactory,
-        evaluate,
-        resume=args.resume,
-        progress=not args.quiet,
-        command=["python", "train.py", *(argv if argv is not None else sys.argv[1:])],
-        workers=args.workers,
-    )
+    resume = f"python train.py --config {args.config} --out {out} --resume"
     try:
         final = trainer.run()
-    except (FileExistsError, FileNotFoundError, ValueError) as e:
+    except (ConfigError, ValueError, FileExistsError, FileNotFoundError) as e:
         print(f"train.py: error: {e}", file=sys.stderr)
         return 2
+    except OSError as e:  # a full disk, a removed directory: every file is written atomically
+        print(
+            f"train.py: error: {e}\nthe run directory keeps its last checkpoint; once fixed, continue with: {resume}",
+            file=sys.stderr,
+        )
+        return 1
     except KeyboardInterrupt:
         print(
-            f"\ntrain.py: interrupted; continue with: python train.py --config {args.config} --out {out} --resume",
+            f"\ntrain.py: interrupted; continue with: {resume}\n(it continues to the run's recorded target, "
+            f"{cfg.ppo.timesteps} PPO timesteps)",
             file=sys.stderr,
         )
         return 130

@@ -35,7 +35,7 @@ def _weights(path: str) -> dict:
 def test_smoke_run_trains_saves_reloads_and_evaluates(tmp_path):
     out = tmp_path / "run"
     assert _train(["--config", SMOKE, "--out", str(out), "--quiet"]) == 0
-    for name in ("config.yaml", "run.json", "eval.jsonl", "policy.pt", "checkpoints/ppo_latest.zip", "checkpoints/imitation.pt"):
+    for name in ("config.yaml", "run.json", "eval.jsonl", "policy.pt", "checkpoints/ppo_latest.pt", "checkpoints/imitation.pt"):
         assert (out / name).exists(), name
     run = yaml.safe_load((out / "run.json").read_text())
     assert run["seed"] == 0 and "commit" in run and "torch" in run["versions"]

@@ -22,6 +22,7 @@ import tempfile
 from typing import Any
 
 from ..engine.errors import ClueError
+from .config import net_sizes_problem
 from .features import layout_hash
 
 FORMAT = "clue_env-policy"
@@ -99,18 +100,55 @@ def read_policy_file(path: str) -> dict[str, Any]:
     return data
 
 
+def expected_shapes(net_kwargs: dict[str, int]) -> dict[str, tuple[int, ...]]:
+    """The state-dict tensor shapes of a :class:`~clue_env.training.network.CluePolicyNet` with
+    these (already bounds-checked) sizes, computed on torch's ``meta`` device: nothing is allocated."""
+    import torch
+
+    from .network import CluePolicyNet
+
+    with torch.device("meta"):
+        net = CluePolicyNet(**net_kwargs)
+    return {k: tuple(v.shape) for k, v in net.state_dict().items()}
+
+
+def check_weights(where: str, net_kwargs: Any, state_dict: Any) -> None:
+    """Refuse declared sizes out of bounds, and weights whose names or shapes are not those of the
+    declared network, before the network is built (a few bytes of header must not allocate GBs)."""
+    import torch
+
+    problem = net_sizes_problem(net_kwargs)
+    if problem:
+        raise CheckpointError(f"{where}: {problem}; the file is damaged or not from train.py")
+    if not isinstance(state_dict, dict) or not all(isinstance(v, torch.Tensor) for v in state_dict.values()):
+        raise CheckpointError(f"{where}: the weights ('state_dict') are not a mapping of names to tensors")
+    want = expected_shapes(net_kwargs)
+    missing = sorted(set(want) - set(state_dict))
+    extra = sorted(set(state_dict) - set(want))
+    wrong = sorted(k for k in want if k in state_dict and tuple(state_dict[k].shape) != want[k])
+    if missing or extra or wrong:
+        parts = [f"missing {missing[:3]}" if missing else "", f"unexpected {extra[:3]}" if extra else ""]
+        parts += [f"{k} is {tuple(state_dict[k].shape)}, the declared sizes {net_kwargs} make {want[k]}" for k in wrong[:2]]
+        raise CheckpointError(f"{where}: the weights do not fit the policy network ({'; '.join(p for p in parts if p)})")
+    bad = sorted(k for k, v in state_dict.items() if not v.is_floating_point())
+    if bad:
+        raise CheckpointError(f"{where}: the weights do not fit the policy network ({bad[:3]} are not floating-point)")
+
+
 def load_policy(path: str) -> tuple[Any, dict[str, Any]]:
     """``(net, meta)`` from a policy file; the net is in eval mode on the CPU."""
     from .network import CluePolicyNet
 
     data = read_policy_file(path)
+    check_weights(repr(path), data.get("net"), data.get("state_dict"))
     try:
         net = CluePolicyNet(**data["net"])
         net.load_state_dict(data["state_dict"])
     except (TypeError, RuntimeError, KeyError) as e:
         raise CheckpointError(f"{path!r}: the weights do not fit the policy network ({str(e)[:200]})") from None
     net.eval()
-    return net, data.get("meta", {})
+    meta = data.get("meta", {})
+    return net, meta if isinstance(meta, dict) else {}
 
 
 def load_accusation(path: str) -> Any:
@@ -126,4 +164,150 @@ def load_accusation(path: str) -> Any:
         raise CheckpointError(f"{path!r}: {e}") from None
 
 
-__all__ = ["CheckpointError", "load_accusation", "load_policy", "save_policy", "read_policy_file", "atomic_torch_save"]
+# ---------------------------------------------------------------------- PPO checkpoints
+#: a PPO checkpoint (``checkpoints/ppo_latest.pt`` of a run directory): plain data only
+PPO_FORMAT = "clue_env-ppo-checkpoint"
+PPO_VERSION = 1
+#: the most a legacy SB3 zip's entries may inflate to when read (a zip bomb is refused, not unpacked)
+_ZIP_ENTRY_LIMIT = 1 << 30
+
+
+def save_ppo_checkpoint(path: str, model: Any, chunks: int, chunk_steps: int) -> None:
+    """Write the PPO model's trainable state after ``chunks`` chunks of ``chunk_steps`` timesteps
+    to ``path`` atomically: the policy's and the optimizer's state dicts and the counters, as plain
+    tensors and numbers (``torch.load(weights_only=True)`` reads it; nothing in it is code). The
+    chunk count is inside the file, so the weights and how far they got are one write."""
+
+    policy = model.policy
+    atomic_torch_save(
+        {
+            "format": PPO_FORMAT,
+            "version": PPO_VERSION,
+            "chunks": int(chunks),
+            "chunk_steps": int(chunk_steps),
+            "timesteps": int(model.num_timesteps),
+            "n_updates": int(model._n_updates),
+            "net": policy.net.config(),
+            "policy": {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()},
+            "optimizer": policy.optimizer.state_dict(),
+        },
+        path,
+    )
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def read_ppo_checkpoint(path: str, chunk_steps: int) -> dict[str, Any]:
+    """The checked contents of a PPO checkpoint: ``{"chunks", "timesteps", "n_updates", "policy",
+    "optimizer"}``. ``path`` is a ``ppo_latest.pt`` (this format), or a ``ppo_latest.zip`` written by
+    SB3's ``model.save`` in older versions, read *without* SB3's loader: only its ``policy.pth`` and
+    ``policy.optimizer.pth`` state dicts (with ``weights_only=True``) and two integers of its
+    ``data`` JSON are used; the pickled objects in ``data`` are never deserialised."""
+    import torch
+
+    if path.endswith(".zip"):
+        data = _read_sb3_zip(path)
+        if _is_int(data["timesteps"]):  # the chunk the weights are at: from the weights' own counter
+            data["chunks"] = data["timesteps"] // chunk_steps
+    else:
+        try:
+            data = torch.load(path, map_location="cpu", weights_only=True)
+        except Exception as e:  # a damaged file, or pickled objects weights_only refuses
+            first = str(e).splitlines()[0][:200] if str(e) else ""
+            raise CheckpointError(
+                f"{path!r} is not a readable PPO checkpoint ({type(e).__name__}: {first}); it may be truncated or "
+                "not written by train.py. Nothing was changed: start a new run with another --out"
+            ) from None
+        if not isinstance(data, dict) or data.get("format") != PPO_FORMAT:
+            raise CheckpointError(f"{path!r} is not a clue_env PPO checkpoint (no '{PPO_FORMAT}' header)")
+        if data.get("version") != PPO_VERSION:
+            v = data.get("version")
+            raise CheckpointError(f"{path!r} has PPO checkpoint version {v!r}; this clue_env reads {PPO_VERSION}")
+        if data.get("chunk_steps") != chunk_steps:
+            raise CheckpointError(
+                f"{path!r} was written with chunks of {data.get('chunk_steps')!r} timesteps, but this config makes "
+                f"{chunk_steps} (ppo.n_steps, n_envs and checkpoint_every must not change on --resume)"
+            )
+    for key in ("chunks", "timesteps", "n_updates"):
+        if not _is_int(data.get(key)):
+            raise CheckpointError(f"{path!r}: {key!r} is {data.get(key)!r}, not a count")
+    if data["timesteps"] != data["chunks"] * chunk_steps:
+        raise CheckpointError(
+            f"{path!r} holds {data['timesteps']} timesteps, which is not {data.get('chunks')!r} whole chunks of {chunk_steps}: "
+            "it was written with other ppo settings (ppo.n_steps, n_envs and checkpoint_every must not change on --resume)"
+        )
+    for key in ("policy", "optimizer"):
+        if not isinstance(data.get(key), dict):
+            raise CheckpointError(f"{path!r}: no {key} state in the checkpoint")
+    return data
+
+
+def _read_sb3_zip(path: str) -> dict[str, Any]:
+    import io
+    import json
+    import zipfile
+
+    import torch
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            sizes = {i.filename: i.file_size for i in z.infolist()}
+            need = ("data", "policy.pth", "policy.optimizer.pth")
+            missing = [n for n in need if n not in sizes]
+            if missing:
+                raise CheckpointError(f"{path!r} is not an SB3 checkpoint: it has no {missing}")
+            big = [n for n in need if sizes[n] > _ZIP_ENTRY_LIMIT]
+            if big:
+                raise CheckpointError(f"{path!r}: {big} would unpack to more than {_ZIP_ENTRY_LIMIT >> 20} MB; refused")
+            raw = z.read("data")
+            policy = torch.load(io.BytesIO(z.read("policy.pth")), map_location="cpu", weights_only=True)
+            optimizer = torch.load(io.BytesIO(z.read("policy.optimizer.pth")), map_location="cpu", weights_only=True)
+        meta = json.loads(raw.decode("utf-8"))  # plain JSON: the ':serialized:' entries stay base64 text
+    except CheckpointError:
+        raise
+    except Exception as e:
+        first = str(e).splitlines()[0][:200] if str(e) else ""
+        raise CheckpointError(
+            f"{path!r} is not a readable SB3 checkpoint ({type(e).__name__}: {first}); nothing was changed: "
+            "start a new run with another --out"
+        ) from None
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"{path!r}: its 'data' entry is not a JSON object")
+    chunk = {"timesteps": meta.get("num_timesteps"), "n_updates": meta.get("_n_updates")}
+    return {**chunk, "policy": policy, "optimizer": optimizer, "legacy": True}
+
+
+def apply_ppo_checkpoint(path: str, model: Any, data: dict[str, Any]) -> None:
+    """Load :func:`read_ppo_checkpoint` data into a freshly built model (the same network sizes and
+    PPO settings); refuses weights or optimizer state that do not fit it."""
+    policy = model.policy
+    try:
+        policy.load_state_dict(data["policy"])
+    except (RuntimeError, KeyError, TypeError) as e:
+        raise CheckpointError(f"{path!r}: the weights do not fit this config's network ({str(e)[:200]})") from None
+    try:
+        policy.optimizer.load_state_dict(data["optimizer"])
+    except (ValueError, RuntimeError, KeyError, TypeError, IndexError) as e:
+        raise CheckpointError(f"{path!r}: the optimizer state does not fit this config's network ({str(e)[:200]})") from None
+    for p, st in policy.optimizer.state.items():
+        for k, v in st.items():
+            if k in ("exp_avg", "exp_avg_sq") and getattr(v, "shape", None) != p.shape:
+                raise CheckpointError(f"{path!r}: the optimizer's {k} has shape {tuple(v.shape)} for a {tuple(p.shape)} weight")
+    model.num_timesteps = int(data["timesteps"])
+    model._n_updates = int(data["n_updates"])
+
+
+__all__ = [
+    "CheckpointError",
+    "apply_ppo_checkpoint",
+    "atomic_torch_save",
+    "check_weights",
+    "load_accusation",
+    "load_policy",
+    "read_policy_file",
+    "read_ppo_checkpoint",
+    "save_policy",
+    "save_ppo_checkpoint",
+]

@@ -19,6 +19,28 @@ import yaml
 
 from ..engine.errors import ConfigError
 
+#: the largest seed a config may give: numpy's legacy seeding (used by SB3's ``set_random_seed``)
+#: takes 32-bit seeds
+MAX_SEED = 2**32 - 1
+#: the largest size of each of the network's layers (:class:`~clue_env.training.network.CluePolicyNet`):
+#: far above the shipped sizes (256, 64, 64), low enough that a network is at most ~100 MB. A
+#: policy file's declared sizes are checked against the same bounds before anything is built.
+NET_BOUNDS = {"hidden": 4096, "card_hidden": 1024, "context_to_card": 1024}
+
+
+def net_sizes_problem(net: Any) -> str | None:
+    """Why ``net`` (a network's constructor arguments) is not a valid set of sizes, or ``None``."""
+    if not isinstance(net, dict):
+        return f"the network sizes must be a mapping of {', '.join(NET_BOUNDS)}, got {type(net).__name__}"
+    unknown = [k for k in net if k not in NET_BOUNDS]
+    if unknown:
+        return f"unknown network size(s) {unknown}; known: {', '.join(NET_BOUNDS)}"
+    for k, v in net.items():
+        hi = NET_BOUNDS[k]
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= hi:
+            return f"net.{k} must be an integer in 1..{hi}, got {v!r}"
+    return None
+
 
 class TrainConfigError(ConfigError):
     """A training config with an unknown key or a bad value."""
@@ -139,7 +161,14 @@ class TrainConfig:
         return _plain(dataclasses.asdict(self))
 
     def replace_ppo(self, **kw: Any) -> TrainConfig:
-        return dataclasses.replace(self, ppo=dataclasses.replace(self.ppo, **kw))
+        """A copy with some ``ppo`` fields replaced (validated, as a loaded config is)."""
+        d = self.to_dict()
+        d["ppo"].update(kw)
+        return load_train_config(d)
+
+    def with_seed(self, seed: int) -> TrainConfig:
+        """A copy with another top-level seed (validated)."""
+        return load_train_config({**self.to_dict(), "seed": seed})
 
 
 _SECTIONS = {"net": NetConfig, "imitation": ImitationConfig, "ppo": PPOConfig, "eval": EvalConfig, "accusation": AccusationConfig}
@@ -172,6 +201,8 @@ def _convert(where: str, value: Any, default: Any, typ: Any) -> Any:
             raise TrainConfigError(f"{where} must be a list of non-negative numbers, got {value!r}")
         return tuple(float(v) for v in value)
     if t.startswith("tuple[str"):
+        if default == () and isinstance(value, (list, tuple)) and not value:
+            return ()  # an empty list where the default is one (accusation.record: every seat)
         if not isinstance(value, (list, tuple)) or not value or not all(isinstance(v, str) and v for v in value):
             raise TrainConfigError(f"{where} must be a non-empty list of agent specs, got {value!r}")
         return tuple(value)
@@ -200,6 +231,8 @@ def _convert(where: str, value: Any, default: Any, typ: Any) -> Any:
             raise TrainConfigError(f"{where} must be a number, got {value!r}")
         return float(value)
     if t in ("str", "<class 'str'>"):
+        if default == "" and value == "":
+            return value  # the default "none" (init), as TrainConfig.to_dict writes it
         if not isinstance(value, str) or not value:
             raise TrainConfigError(f"{where} must be a non-empty string, got {value!r}")
         return value
@@ -223,7 +256,7 @@ def _build(cls: Any, data: Any, where: str) -> Any:
         if k in _SECTIONS and cls is TrainConfig:
             kw[k] = _build(_SECTIONS[k], v, k)
         else:
-            kw[k] = _convert(key, v, None, fields[k].type)
+            kw[k] = _convert(key, v, fields[k].default, fields[k].type)
     obj = cls(**kw)
     _check(obj, where)
     return obj
@@ -237,7 +270,9 @@ def _positive(where: str, **values: float) -> None:
 
 def _check(obj: Any, where: str) -> None:
     if isinstance(obj, NetConfig):
-        _positive(where, hidden=obj.hidden, card_hidden=obj.card_hidden, context_to_card=obj.context_to_card)
+        problem = net_sizes_problem(dataclasses.asdict(obj))
+        if problem:
+            raise TrainConfigError(problem)
     elif isinstance(obj, ImitationConfig):
         _positive(where, epochs=obj.epochs, dagger_epochs=obj.dagger_epochs, batch_size=obj.batch_size, lr=obj.lr)
         if obj.games < 0 or obj.dagger_rounds < 0 or obj.dagger_games < 0:
@@ -275,11 +310,46 @@ def _check(obj: Any, where: str) -> None:
                 raise TrainConfigError(
                     f"{where}.record: line-up(s) {missing} seat none of {list(obj.record)}, so nothing would be recorded"
                 )
+        unused = [s for s in obj.record if not any(s in lu for lu in obj.lineups)]
+        if unused:
+            lineups = [list(lu) for lu in obj.lineups]
+            raise TrainConfigError(f"{where}.record: {unused} is in no line-up (a typo?); line-ups: {lineups}")
     elif isinstance(obj, EvalConfig):
         _positive(where, games=obj.games, workers=obj.workers, every_checkpoints=obj.every_checkpoints)
+        _seed_range(f"{where}.seed", obj.seed)
+        if not 2 <= obj.num_players <= 6:
+            raise TrainConfigError(f"{where}.num_players must be a player count in 2..6, got {obj.num_players}")
     elif isinstance(obj, TrainConfig):
-        if obj.seed < 0:
-            raise TrainConfigError(f"seed must be >= 0, got {obj.seed}")
+        _seed_range("seed", obj.seed)
+        _check_players(obj)
+
+
+def _seed_range(key: str, seed: int) -> None:
+    if not 0 <= seed <= MAX_SEED:
+        raise TrainConfigError(f"{key} must be an integer in 0..{MAX_SEED} (a 32-bit seed), got {seed}")
+
+
+def _check_players(cfg: TrainConfig) -> None:
+    """The ruleset loads, and every player count the run will use is one it allows."""
+    from ..engine.config import load_rules
+
+    try:
+        rules = load_rules(cfg.rules)
+    except ConfigError as e:
+        raise TrainConfigError(f"rules: {e}") from None
+    lo, hi = rules.min_players, rules.max_players
+    allowed = f"{lo}..{hi} under the rules {cfg.rules!r}"
+    bad = [n for n in cfg.num_players if not lo <= n <= hi]
+    if bad:
+        raise TrainConfigError(f"num_players: {bad} not in {allowed}")
+    if not lo <= cfg.eval.num_players <= hi:
+        raise TrainConfigError(f"eval.num_players must be in {allowed}, got {cfg.eval.num_players}")
+    stages = [("imitation.lineups", cfg.imitation.lineups, cfg.imitation.games > 0 and not cfg.init)]
+    stages.append(("accusation.lineups", cfg.accusation.lineups, cfg.accusation.games > 0))
+    for key, lineups, used in stages:
+        wrong = [list(lu) for lu in lineups if not lo <= len(lu) <= hi]
+        if used and wrong:
+            raise TrainConfigError(f"{key}: line-up(s) {wrong} seat a number of players not in {allowed}")
 
 
 def load_train_config(source: str | dict[str, Any]) -> TrainConfig:

@@ -4,8 +4,8 @@ The run directory holds everything needed to reproduce and resume it::
 
     config.yaml  run.json (seed, git commit, package versions, command)
     checkpoints/imitation.pt        policy after imitation (skipped on --resume)
-    checkpoints/ppo_latest.zip      SB3 model (weights + optimizer) at the last PPO checkpoint
-    checkpoints/state.json          how far PPO got
+    checkpoints/ppo_latest.pt       PPO state (weights, optimizer, how many chunks) at the last checkpoint
+    checkpoints/state.json          how far PPO got (a summary for people; --resume reads ppo_latest.pt)
     checkpoints/policy_<steps>.pt   the policy at each PPO checkpoint
     accusation/*.npz  fit.json      recorded games for the accusation head (kept on --resume), its fit
     policy.pt                       the final policy file (clue_env.training.checkpoint)
@@ -15,8 +15,15 @@ The run directory holds everything needed to reproduce and resume it::
 PPO runs in chunks of ``ppo.checkpoint_every`` timesteps. Each chunk reseeds the environments,
 torch and the action sampling from ``(seed, chunk)``, so an interrupted run resumed from its
 last checkpoint continues exactly as an uninterrupted one (episodes in flight at a chunk
-boundary are dropped, in both). Agents are injected (``factory_for(spec)`` and ``evaluate``):
-``clue_env`` never imports ``agents``.
+boundary are dropped, in both). A checkpoint is one file holding the weights, the optimizer state
+and the chunk count, written atomically, so an interruption at any point leaves a consistent pair.
+Resuming reads only tensors and numbers from it (``torch.load(weights_only=True)``) and rebuilds
+the model from the config: a run directory is data, never code. Agents are injected
+(``factory_for(spec)`` and ``evaluate``): ``clue_env`` never imports ``agents``.
+
+:meth:`Trainer.validate` makes every check that can fail (the output directory, the resumed run's
+record and checkpoints, the ``init`` file, every agent spec at every player count it is used with)
+before any work and before anything is written.
 """
 
 from __future__ import annotations
@@ -24,8 +31,10 @@ from __future__ import annotations
 import json
 import os
 import platform
+import secrets
 import subprocess
 import sys
+import tempfile
 import time
 from collections import deque
 from collections.abc import Callable
@@ -36,22 +45,58 @@ import numpy as np
 import yaml
 
 from ..engine.config import RulesConfig, load_rules
-from .checkpoint import atomic_torch_save, load_policy, save_policy
-from .config import TrainConfig
+from ..engine.errors import ConfigError
+from .checkpoint import (
+    apply_ppo_checkpoint,
+    atomic_torch_save,
+    load_policy,
+    read_ppo_checkpoint,
+    save_policy,
+    save_ppo_checkpoint,
+)
+from .config import TrainConfig, TrainConfigError, load_train_config
 from .imitation import ActorFactory, Batch, fit, record_games
 
 FactoryFor = Callable[[str], ActorFactory]
-#: evaluate(policy_path, opponent_spec, num_players, games, seed) -> tournament summary
-Evaluate = Callable[[str, str, int, int, int], dict[str, Any]]
+#: evaluate(policy_path, opponent_spec, num_players, games, seed, agent_seed) -> tournament summary;
+#: game g is reset with ``seed + g`` and the agents' seeds are children of ``agent_seed``
+Evaluate = Callable[[str, str, int, int, int, int], dict[str, Any]]
+
+#: the PPO checkpoint of a run directory, and the SB3 zip older versions wrote instead
+PPO_CHECKPOINT = "ppo_latest.pt"
+LEGACY_PPO_CHECKPOINT = "ppo_latest.zip"
 
 
 def atomic_write_text(path: str, text: str) -> None:
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    """Write ``text`` to ``path`` through a temporary file in the same directory and a rename; on
+    any failure (a full disk) the temporary file is removed and ``path`` is as it was."""
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=f".{os.path.basename(path)}.tmp-")
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; these are ordinary files
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def run_config(out: str) -> TrainConfig | None:
+    """The config recorded in the run directory ``out`` (``config.yaml``, with the overrides the run
+    was started or last resumed with, e.g. its ``--timesteps`` target), or ``None`` if it has none."""
+    path = os.path.join(out, "config.yaml")
+    if not os.path.isfile(path):
+        return None
+    try:
+        return load_train_config(path)
+    except TrainConfigError as e:
+        raise ValueError(f"the run's recorded config {path!r} cannot be used ({e}); it is damaged") from None
 
 
 def git_commit(cwd: str | None = None) -> str:
@@ -112,46 +157,157 @@ class Trainer:
         self.progress = progress
         self.command = command or sys.argv
         self.workers = max(1, int(workers))
-        self.rules: RulesConfig = load_rules(cfg.rules)
+        try:
+            self.rules: RulesConfig = load_rules(cfg.rules)
+        except ConfigError as e:
+            raise TrainConfigError(f"rules: {e}") from None
         self.ckpt = os.path.join(out, "checkpoints")
         self.eval_rows: list[dict[str, Any]] = []
         self._writer: Any = None
+        p = cfg.ppo
+        rollout = p.n_steps * p.n_envs
+        #: timesteps per PPO chunk (a whole number of rollouts), and chunks to reach ppo.timesteps
+        self.chunk_steps = max(1, -(-p.checkpoint_every // rollout)) * rollout
+        self.n_chunks = max(1, -(-p.timesteps // self.chunk_steps))
+        #: entropy of the evaluation agents' seeds: fresh per run, recorded in run.json (see _evaluate)
+        self.eval_agent_seed: int | None = None
+        self._validated = False
+        self._run_record: dict[str, Any] | None = None
+        self._init_net: Any = None
+        self._resume_ppo: tuple[str, dict[str, Any]] | None = None
 
-    # ------------------------------------------------------------------ run directory
-    def _prepare(self) -> None:
+    # ------------------------------------------------------------------ checks before any work
+    def validate(self) -> None:
+        """Every check that can fail before any work is done and before anything is written: the
+        output directory, the resumed run (its record, config and checkpoint), the ``init`` policy
+        file and every agent spec of the config at every player count it is used with. Raises
+        :class:`TrainConfigError` (a spec), :class:`CheckpointError`, ``FileExistsError``,
+        ``FileNotFoundError`` or ``ValueError``, each saying what to do; :meth:`run` calls it first."""
+        self._check_out()
+        if self.resume:
+            self._check_resume()
+        if self.cfg.init:
+            if not os.path.isfile(self.cfg.init):
+                raise FileNotFoundError(
+                    f"init: policy file {self.cfg.init!r} does not exist (train it first: see the config's comment)"
+                )
+            self._init_net = load_policy(self.cfg.init)[0]  # CheckpointError (a ValueError) names the problem
+        self._check_specs()
+        self._validated = True
+
+    def _check_out(self) -> None:
+        out = os.path.abspath(self.out)
+        if os.path.exists(out) and not os.path.isdir(out):
+            raise ValueError(f"--out {self.out!r} is a file, not a directory: give a run directory (it is created if missing)")
+        parent = out
+        while not os.path.exists(parent):
+            parent = os.path.dirname(parent)
+        if not os.path.isdir(parent):
+            raise ValueError(f"--out {self.out!r} cannot be created: {parent!r} is a file, not a directory")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise ValueError(f"--out {self.out!r}: {parent!r} is not writable")
         marker = os.path.join(self.out, "run.json")
         if os.path.exists(marker) and not self.resume:
             raise FileExistsError(f"{self.out!r} already holds a run: pass --resume to continue it, or choose another --out")
         if self.resume and not os.path.exists(marker):
             raise FileNotFoundError(f"nothing to resume in {self.out!r} (no run.json); start the run without --resume")
+
+    def _check_resume(self) -> None:
+        marker = os.path.join(self.out, "run.json")
+        try:
+            with open(marker, encoding="utf-8") as f:
+                record = json.load(f)
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ValueError(f"--resume: {marker!r} cannot be read ({e}); the run directory is damaged") from None
+        if not isinstance(record, dict):
+            raise ValueError(f"--resume: {marker!r} is not a run record (a JSON object); the run directory is damaged")
+        self._run_record = record
+        old = run_config(self.out)
+        if old is not None:
+            a, b = old.to_dict(), self.cfg.to_dict()
+            a["ppo"].pop("timesteps")
+            b["ppo"].pop("timesteps")
+            diff = [f"{k}.{kk}" for k in a if isinstance(a[k], dict) for kk in a[k] if a[k][kk] != b[k].get(kk)]
+            diff += [k for k in a if not isinstance(a[k], dict) and a[k] != b[k]]
+            if diff:
+                raise ValueError(
+                    f"--resume: the config differs from the run's ({os.path.join(self.out, 'config.yaml')}) in {diff}; "
+                    "only ppo.timesteps may change (pass --timesteps)"
+                )
+        ev = os.path.join(self.out, "eval.jsonl")
+        if os.path.exists(ev):
+            try:
+                with open(ev, encoding="utf-8") as f:
+                    rows = [json.loads(line) for line in f if line.strip()]
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+                raise ValueError(f"--resume: {ev!r} cannot be read ({e}); move it away to start its rows afresh") from None
+            self.eval_rows = [r for r in rows if isinstance(r, dict)]
+        imitation = os.path.join(self.ckpt, "imitation.pt")
+        if not self.cfg.init and os.path.exists(imitation):
+            load_policy(imitation)  # a damaged file is refused now, not after the run record is rewritten
+        if self.cfg.ppo.timesteps > 0:
+            for name in (PPO_CHECKPOINT, LEGACY_PPO_CHECKPOINT):
+                path = os.path.join(self.ckpt, name)
+                if os.path.exists(path):
+                    data = read_ppo_checkpoint(path, self.chunk_steps)
+                    if data["chunks"] > self.n_chunks:
+                        raise ValueError(
+                            f"--resume: the run has trained {data['timesteps']} PPO timesteps, more than the target "
+                            f"{self.cfg.ppo.timesteps}: pass a larger --timesteps, or use the policy files in {self.ckpt!r}"
+                        )
+                    self._resume_ppo = (path, data)
+                    break
+
+    def _check_specs(self) -> None:
+        """Build every agent of the config once, at each player count it plays with (a bad spec or
+        parameter is found now, not in a worker after the imitation stage)."""
+        cfg = self.cfg
+        uses: list[tuple[str, str, int]] = [("ppo.opponents", s, n) for s in cfg.ppo.opponents for n in cfg.num_players]
+        uses += [("eval.opponents", s, cfg.eval.num_players) for s in cfg.eval.opponents]
+        if cfg.imitation.games > 0 and not cfg.init:
+            uses += [("imitation.lineups", s, len(lu)) for lu in cfg.imitation.lineups for s in lu]
+        if cfg.accusation.games > 0:
+            uses += [("accusation.lineups", s, len(lu)) for lu in cfg.accusation.lineups for s in lu]
+        torch = sys.modules.get("torch")
+        threads = torch.get_num_threads() if torch is not None else None
+        seen: set[tuple[str, int]] = set()
+        try:
+            for key, spec, n in uses:
+                if (spec, n) in seen:
+                    continue
+                seen.add((spec, n))
+                try:
+                    self.factory_for(spec)(n - 1, n, self.rules, 0)
+                except (ValueError, TypeError) as e:
+                    raise TrainConfigError(f"{key}: agent spec {spec!r} cannot play ({n} players): {e}") from None
+        finally:
+            torch = sys.modules.get("torch")
+            if threads is not None and torch is not None:
+                torch.set_num_threads(threads)  # building a ppo agent sets one thread for itself
+
+    # ------------------------------------------------------------------ run directory
+    def _prepare(self) -> None:
         os.makedirs(self.ckpt, exist_ok=True)
-        cfg_path = os.path.join(self.out, "config.yaml")
-        text = yaml.safe_dump(self.cfg.to_dict(), sort_keys=False)
-        if self.resume and os.path.exists(cfg_path):
-            with open(cfg_path, encoding="utf-8") as f:
-                old = yaml.safe_load(f)
-            new = self.cfg.to_dict()
-            if {k: v for k, v in old.items() if k != "ppo"} != {k: v for k, v in new.items() if k != "ppo"}:
-                raise ValueError(f"--resume: the config differs from the one in {cfg_path!r} (only ppo.timesteps may change)")
-        atomic_write_text(cfg_path, text)
+        atomic_write_text(os.path.join(self.out, "config.yaml"), yaml.safe_dump(self.cfg.to_dict(), sort_keys=False))
         info = {
             "name": self.cfg.name,
             "seed": self.cfg.seed,
+            "target_timesteps": self.cfg.ppo.timesteps,
             "commit": git_commit(os.path.dirname(os.path.abspath(__file__))),
             "versions": package_versions(),
             "command": self.command,
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         }
-        if self.resume and os.path.exists(marker):
-            with open(marker, encoding="utf-8") as f:
-                prev = json.load(f)
+        prev = self._run_record
+        if prev is not None:
             prev.setdefault("resumed", []).append(info)
+            prev["target_timesteps"] = self.cfg.ppo.timesteps
             info = prev
-        atomic_write_text(marker, json.dumps(info, indent=2))
-        ev = os.path.join(self.out, "eval.jsonl")
-        if self.resume and os.path.exists(ev):
-            with open(ev, encoding="utf-8") as f:
-                self.eval_rows = [json.loads(line) for line in f if line.strip()]
+        seed = info.get("eval_agent_seed")
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            seed = secrets.randbits(63)  # secret entropy: see _evaluate
+        info["eval_agent_seed"] = self.eval_agent_seed = seed
+        atomic_write_text(os.path.join(self.out, "run.json"), json.dumps(info, indent=2))
 
     @property
     def writer(self) -> Any:
@@ -252,8 +408,12 @@ class Trainer:
         if self.evaluate_fn is None:
             return
         ev = self.cfg.eval
+        # The agents' seeds come from secret entropy drawn when the run started (run.json's
+        # eval_agent_seed), not from the public eval.seed: an agent that knows its own seed must not
+        # be able to find its game, and so the deal, by searching how that seed was made.
+        assert self.eval_agent_seed is not None
         for opp in ev.opponents:
-            s = self.evaluate_fn(policy_path, opp, ev.num_players, ev.games, ev.seed)
+            s = self.evaluate_fn(policy_path, opp, ev.num_players, ev.games, ev.seed, self.eval_agent_seed)
             key = next(k for k in s["results"] if k.startswith("ppo"))
             r = s["results"][key]
             row = {
@@ -265,6 +425,8 @@ class Trainer:
                 "win_rate": r["win_rate"],
                 "ci95": r["ci95"],
                 "wrong_accusation_rate": r["wrong_accusations"] / max(1, r["games"]),
+                "seed": ev.seed,
+                "agent_seed": self.eval_agent_seed,
             }
             self.eval_rows.append(row)
             self.writer.add_scalar(f"eval/win_rate_vs_{opp}", row["win_rate"], timesteps)
@@ -302,6 +464,34 @@ class Trainer:
             return GroupedSubprocVecEnv(fns, n_workers=p.workers or None)
         return DummyVecEnv(fns)
 
+    def _new_model(self, env: Any, net: Any) -> Any:
+        """A MaskablePPO model built from the config, its network initialised from ``net``."""
+        from .sb3_policy import CluePolicy, CluePPO
+
+        p = self.cfg.ppo
+        model = CluePPO(
+            CluePolicy,
+            env,
+            learning_rate=p.learning_rate,
+            n_steps=p.n_steps,
+            batch_size=p.batch_size,
+            n_epochs=p.n_epochs,
+            gamma=p.gamma,
+            gae_lambda=p.gae_lambda,
+            clip_range=p.clip_range,
+            ent_coef=p.ent_coef,
+            vf_coef=p.vf_coef,
+            max_grad_norm=p.max_grad_norm,
+            target_kl=p.target_kl,
+            policy_kwargs={"net_kwargs": net.config()},
+            tensorboard_log=os.path.join(self.out, "tb"),
+            seed=self.cfg.seed,
+            device="cpu",
+            verbose=0,
+        )
+        model.policy.net.load_state_dict(net.state_dict())  # type: ignore[union-attr]
+        return model
+
     def ppo(self, net: Any) -> Any:
         p = self.cfg.ppo
         if p.timesteps <= 0:
@@ -309,44 +499,29 @@ class Trainer:
         import torch
         from stable_baselines3.common.utils import set_random_seed
 
-        from .sb3_policy import CluePolicy, CluePPO
-
         torch.set_num_threads(p.torch_threads)
-        rollout = p.n_steps * p.n_envs
-        chunk_steps = max(1, -(-p.checkpoint_every // rollout)) * rollout
-        n_chunks = max(1, -(-p.timesteps // chunk_steps))
+        chunk_steps, n_chunks = self.chunk_steps, self.n_chunks
         env = self._vec_env()
-        zip_path = os.path.join(self.ckpt, "ppo_latest.zip")
+        ckpt_path = os.path.join(self.ckpt, PPO_CHECKPOINT)
         state_path = os.path.join(self.ckpt, "state.json")
+        every = self.cfg.eval.every_checkpoints
         done = 0
         try:
-            if self.resume and os.path.exists(zip_path) and os.path.exists(state_path):
-                with open(state_path, encoding="utf-8") as f:
-                    done = int(json.load(f)["chunks"])
-                model = CluePPO.load(zip_path, env=env, device="cpu")
-                self._log(f"resume: PPO from chunk {done} ({model.num_timesteps} timesteps)")
-            else:
-                model = CluePPO(
-                    CluePolicy,
-                    env,
-                    learning_rate=p.learning_rate,
-                    n_steps=p.n_steps,
-                    batch_size=p.batch_size,
-                    n_epochs=p.n_epochs,
-                    gamma=p.gamma,
-                    gae_lambda=p.gae_lambda,
-                    clip_range=p.clip_range,
-                    ent_coef=p.ent_coef,
-                    vf_coef=p.vf_coef,
-                    max_grad_norm=p.max_grad_norm,
-                    target_kl=p.target_kl,
-                    policy_kwargs={"net_kwargs": net.config()},
-                    tensorboard_log=os.path.join(self.out, "tb"),
-                    seed=self.cfg.seed,
-                    device="cpu",
-                    verbose=0,
-                )
-                model.policy.net.load_state_dict(net.state_dict())  # type: ignore[union-attr]
+            model = self._new_model(env, net)
+            if self._resume_ppo is not None:
+                path, data = self._resume_ppo
+                apply_ppo_checkpoint(path, model, data)  # only tensors and numbers: see the module docstring
+                done = int(data["chunks"])
+                self._log(f"resume: PPO from chunk {done} ({model.num_timesteps} timesteps, {os.path.basename(path)})")
+                ts = int(model.num_timesteps)
+                due = done > 0 and (done % every == 0 or done == n_chunks)
+                policy_path = os.path.join(self.ckpt, f"policy_{ts}.pt")
+                if (
+                    due
+                    and os.path.exists(policy_path)
+                    and not any(r.get("phase") == "ppo" and r.get("timesteps") == ts for r in self.eval_rows)
+                ):
+                    self._evaluate(policy_path, ts, "ppo")  # the evaluation an interruption cut off
             model.threads = (p.torch_threads, p.update_threads or os.cpu_count() or 1)
             bar = _ProgressBar(n_chunks * chunk_steps, done * chunk_steps, self.progress)
             for c in range(done, n_chunks):
@@ -358,14 +533,18 @@ class Trainer:
                 model.learn(
                     chunk_steps, callback=bar.callback(), reset_num_timesteps=False, tb_log_name="ppo", progress_bar=False
                 )
-                tmp = zip_path + ".tmp.zip"
-                model.save(tmp)
-                os.replace(tmp, zip_path)
-                policy_path = os.path.join(self.ckpt, f"policy_{int(model.num_timesteps)}.pt")
-                save_policy(policy_path, model.policy.net, {"phase": "ppo", "timesteps": int(model.num_timesteps)})
-                atomic_write_text(state_path, json.dumps({"chunks": c + 1, "timesteps": int(model.num_timesteps)}))
-                if (c + 1) % self.cfg.eval.every_checkpoints == 0 or c + 1 == n_chunks:
-                    self._evaluate(policy_path, int(model.num_timesteps), "ppo")
+                ts = int(model.num_timesteps)
+                policy_path = os.path.join(self.ckpt, f"policy_{ts}.pt")
+                save_policy(policy_path, model.policy.net, {"phase": "ppo", "timesteps": ts})
+                # the commit point: weights, optimizer and chunk count in one atomic write
+                save_ppo_checkpoint(ckpt_path, model, c + 1, chunk_steps)
+                legacy = os.path.join(self.ckpt, LEGACY_PPO_CHECKPOINT)
+                if os.path.exists(legacy):
+                    os.unlink(legacy)
+                summary = {"chunks": c + 1, "timesteps": ts, "target_timesteps": p.timesteps, "checkpoint": PPO_CHECKPOINT}
+                atomic_write_text(state_path, json.dumps(summary))
+                if (c + 1) % every == 0 or c + 1 == n_chunks:
+                    self._evaluate(policy_path, ts, "ppo")
             bar.close()
         finally:
             env.close()
@@ -443,6 +622,8 @@ class Trainer:
         """Train; returns the path of the final policy file."""
         from .network import CluePolicyNet
 
+        if not self._validated:
+            self.validate()
         self._prepare()
         import torch
 
@@ -450,11 +631,7 @@ class Trainer:
         net = CluePolicyNet(**self.cfg.net.__dict__)
         t0 = time.time()
         if self.cfg.init:
-            if not os.path.isfile(self.cfg.init):
-                raise FileNotFoundError(
-                    f"init: policy file {self.cfg.init!r} does not exist (train it first: see the config's comment)"
-                )
-            net, _ = load_policy(self.cfg.init)  # CheckpointError (a ValueError) names the problem
+            net = self._init_net
             self._log(f"starting from {self.cfg.init} (no imitation)")
             if not self.resume or not self.eval_rows:
                 self._evaluate(self.cfg.init, 0, "init")
