@@ -2,7 +2,10 @@
 
     python play.py [--seats SPEC,...] [--players N] [--rules classic|edition2023] [--seed S]
                    [--agent-seed A] [--notes off|facts|deduce]
-    python play.py --web [--host 127.0.0.1] [--port 8000]
+    python play.py --web [--host 127.0.0.1] [--port 8000] [--agent-delay 0.3]
+
+(with ``--web`` the browser's new-game form chooses the seats, players, rules and seed: the
+terminal's options are refused with it, and ``--web``'s without it)
 
 ``human`` marks the seats played at this terminal (several: hot seat); the other seats are
 agent specs (see ``evaluate.py``). Default: you in ``player_0`` against the shipped policy
@@ -20,7 +23,7 @@ import sys
 
 import numpy as np
 
-from agents import play_factory
+from agents import SpecFactory, play_factory
 from clue_env.engine.errors import ClueError
 from clue_env.play import HUMAN, GameSession
 from clue_env.play.notes import MODES
@@ -30,6 +33,10 @@ DEFAULT_PLAYERS = 4
 #: the default opponent: the shipped policy (models/clue_ppo.pt; models/clue_ppo_2p.pt with 2 players)
 DEFAULT_OPPONENT = "ppo"
 WEB_EXTRA = "the web front end needs the play extra: pip install -e '.[play]'"
+#: the options of a terminal game, which a --web server does not take (its new-game form asks)
+TERMINAL_OPTIONS = ("seats", "players", "rules", "seed", "agent_seed", "notes")
+#: the options of --web only, with their defaults
+WEB_OPTIONS = {"host": "127.0.0.1", "port": 8000, "agent_delay": 0.3}
 
 
 def default_opponent(players: int) -> str:
@@ -55,6 +62,14 @@ def build_seats(seats: str | None, players: int | None) -> list[str]:
     if HUMAN not in specs:
         raise ValueError("--seats has no 'human' seat (to watch agents play each other, use evaluate.py)")
     return specs
+
+
+def check_agents(specs: list[str]) -> None:
+    """``ValueError`` naming the first agent spec that names no known agent (checked before the
+    game is set up, so that a typo is not reported as something else, such as the player count)."""
+    for spec in specs:
+        if spec != HUMAN:
+            SpecFactory(spec)
 
 
 def serve_web(host: str, port: int, agent_delay: float = 0.3) -> int:
@@ -114,7 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--players", type=int, default=None, help=f"number of players, 2-6 (default: {DEFAULT_PLAYERS}, or as --seats)"
     )
-    ap.add_argument("--rules", default="classic", help="classic (3-6 players) | edition2023 (2-6) | path to a rules YAML")
+    ap.add_argument(
+        "--rules", default=None, help="classic (3-6 players) | edition2023 (2-6) | path to a rules YAML (default: classic)"
+    )
     ap.add_argument("--seed", type=int, default=None, help="the game's seed: deal and dice (default: fresh; shown at the end)")
     ap.add_argument(
         "--agent-seed",
@@ -122,21 +139,36 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="entropy of the agents' seeds, never derived from --seed (default: fresh; shown at the end)",
     )
-    ap.add_argument("--notes", choices=MODES, default="facts", help="the notebook shown: off | facts (default) | deduce")
-    ap.add_argument("--web", action="store_true", help="serve the game in a browser instead (needs the play extra)")
-    ap.add_argument("--host", default="127.0.0.1", help="--web: address to bind (default 127.0.0.1)")
-    ap.add_argument("--port", type=_port, default=8000, help="--web: port (default 8000)")
+    ap.add_argument("--notes", choices=MODES, default=None, help="the notebook shown: off | facts (default) | deduce")
+    ap.add_argument(
+        "--web",
+        action="store_true",
+        help="serve games in a browser instead (needs the play extra); its new-game form chooses the seats, "
+        "players, rules and seed, so --seats, --players, --rules, --seed, --agent-seed and --notes are refused with it",
+    )
+    ap.add_argument("--host", default=None, help="--web: address to bind (default 127.0.0.1)")
+    ap.add_argument("--port", type=_port, default=None, help="--web: port (default 8000)")
     ap.add_argument(
         "--agent-delay",
         type=_delay,
-        default=0.3,
+        default=None,
         help="--web: seconds between two agent decisions, so that their moves can be followed (default 0.3; 0: at once)",
     )
     args = ap.parse_args(argv)
     if args.web:
-        return serve_web(args.host, args.port, args.agent_delay)
+        given = [o for o in TERMINAL_OPTIONS if getattr(args, o) is not None]
+        if given:
+            flag = "--" + given[0].replace("_", "-")
+            ap.error(f"{flag} is for a game in the terminal: with --web, the browser's new-game form chooses it")
+        web = {o: WEB_OPTIONS[o] if getattr(args, o) is None else getattr(args, o) for o in WEB_OPTIONS}
+        return serve_web(web["host"], web["port"], web["agent_delay"])
+    given = [o for o in WEB_OPTIONS if getattr(args, o) is not None]
+    if given:
+        ap.error(f"--{given[0].replace('_', '-')} applies to --web only")
+    rules = args.rules if args.rules is not None else "classic"
     try:
         seats = build_seats(args.seats, args.players)
+        check_agents(seats)
     except ValueError as e:
         ap.error(str(e))
     # fresh seeds are drawn here so that the end can print them for a replay; the agent seed is
@@ -148,15 +180,15 @@ def main(argv: list[str] | None = None) -> int:
         if reconfigure is not None:  # undecodable input or output never crashes the prompt
             reconfigure(errors="replace" if stream is sys.stdin else "backslashreplace")
     try:
-        session = GameSession(seats, agent_factory=play_factory, rules=args.rules, seed=seed, agent_seed=agent_seed)
+        session = GameSession(seats, agent_factory=play_factory, rules=rules, seed=seed, agent_seed=agent_seed)
     except (ClueError, ValueError) as e:
         print(f"play.py: error: {e}", file=sys.stderr)
         return 2
-    ui = TerminalUI(session, notes=args.notes)
+    ui = TerminalUI(session, notes=args.notes if args.notes is not None else "facts")
     try:
         status = ui.run()
         if session.over:
-            replay = f"--seats {','.join(seats)} --rules {args.rules} --seed {seed} --agent-seed {agent_seed}"
+            replay = f"--seats {','.join(seats)} --rules {rules} --seed {seed} --agent-seed {agent_seed}"
             print(f"replay: python play.py {replay}")
             sys.stdout.flush()
     except BrokenPipeError:  # the output's reader went away (e.g. `| head`): stop quietly
