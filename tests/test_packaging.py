@@ -31,8 +31,8 @@ CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
 # ---------------------------------------------------------------------- the wheel
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> tuple[str, str]:
-    """(path of a wheel built from a copy of this checkout, the build's output)."""
+def wheel(tmp_path_factory) -> tuple[str, str, str]:
+    """(path of a wheel built from a copy of this checkout, the build's output, the copy)."""
     tmp = tmp_path_factory.mktemp("wheel")
     src = tmp / "src"
     src.mkdir()
@@ -49,11 +49,12 @@ def wheel(tmp_path_factory) -> tuple[str, str]:
     )
     assert out.returncode == 0, out.stdout + out.stderr
     (path,) = glob.glob(str(tmp / "dist" / "*.whl"))
-    return path, out.stdout + out.stderr
+    return path, out.stdout + out.stderr, str(src)
 
 
 def test_the_wheel_ships_every_policy_file_of_models(wheel):
-    shipped = sorted(glob.glob(os.path.join(ROOT, "models", "*.pt")))
+    # the copy built from (models/ may change while the tests run), which holds every models/*.pt
+    shipped = sorted(glob.glob(os.path.join(wheel[2], "models", "*.pt")))
     assert shipped, "no models/*.pt in this checkout"
     with zipfile.ZipFile(wheel[0]) as z:
         sizes = {i.filename: i.file_size for i in z.infolist()}
@@ -73,7 +74,7 @@ def test_the_wheel_ships_the_package_data(wheel):
 
 
 def test_building_the_wheel_gives_no_license_deprecation_warning(wheel):
-    path, output = wheel
+    path, output, _src = wheel
     assert "project.license" not in output and "Deprecat" not in output, output
     with zipfile.ZipFile(path) as z:
         meta = z.read(next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))).decode()
