@@ -102,6 +102,13 @@ class PPOAgent(Agent):
 
         cfg = rules if hasattr(rules, "roll_first") else load_rules(rules)
         self.path = path or shipped_policy(num_players, cfg, accuse=accuse)
+        if not path and net is None and not os.path.isfile(self.path):
+            from clue_env.training.checkpoint import CheckpointError
+
+            raise CheckpointError(
+                f"the shipped policy file {self.path!r} is missing: in a clone, restore it (git checkout -- models/); "
+                "an installed clue-env ships it (reinstall it); or name a policy file of your own: ppo:PATH"
+            )
         if net is not None:
             self.net, self.accusation = net, accusation
         else:

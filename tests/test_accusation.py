@@ -3,6 +3,7 @@ policy files that carry a head, the ppo agent that consults it, and the train.py
 
 from __future__ import annotations
 
+import json
 import os
 
 import numpy as np
@@ -264,6 +265,7 @@ accusation:
   epochs: 2
   hidden: 8
   held_out: 0.25
+  balance: true
 eval: {{opponents: [random], games: 2, workers: 1}}
 """
     )
@@ -273,7 +275,9 @@ eval: {{opponents: [random], games: 2, workers: 1}}
     assert chunks == [f"lineup{li}_chunk{c:04d}.npz" for li in (0, 1) for c in (0, 1)]
     head = load_accusation(str(out / "policy.pt"))
     assert head is not None
-    assert (out / "accusation" / "fit.json").exists()
+    fit = json.loads((out / "accusation" / "fit.json").read_text())
+    assert fit["balance"] is True and [e["iteration"] for e in fit["held_out_curve"]] == [1]
+    assert {"train_gain", "held_out_gain", "held_out_half_width"} <= set(fit["held_out_curve"][0])
     # resume after losing the last chunk: it is recorded again, identically, and the head is the same
     last = out / "accusation" / chunks[-1]
     before = last.read_bytes()
@@ -357,3 +361,22 @@ def test_record_config_must_match_a_seat_of_every_lineup():
     with pytest.raises(TrainConfigError, match=r"accusation.record: line-up\(s\) \[\['notebook', 'random'\]\] seat none"):
         load_train_config({"accusation": {"record": ["deduction"], "lineups": [["deduction", "random"], ["notebook", "random"]]}})
     assert load_train_config({}).accusation.record == ()  # default: every seat
+
+
+def test_fit_weights_must_match_and_zero_weight_trajectories_are_ignored():
+    rng = np.random.default_rng(0)
+
+    def traj(i: int, right: float) -> Trajectory:
+        x = rng.normal(size=(3, STOP_FEATURES)).astype(np.float32)
+        return Trajectory(i, 0, x, np.full(3, right, np.float32), np.zeros((3, 8, 2), np.float32), np.full(3, -1), 0.0)
+
+    trajs = [traj(i, 1.0) for i in range(20)] + [traj(i, 0.0) for i in range(20, 40)]
+    with pytest.raises(ValueError, match="weights has 3 entries for 40"):
+        fit_head(trajs, weights=[1.0, 1.0, 1.0], iterations=1, epochs=1)
+    with pytest.raises(ValueError, match="not all zero"):
+        fit_head(trajs, weights=[0.0] * 40, iterations=1, epochs=1)
+    # only the always-right trajectories count: the stop net learns "right" everywhere
+    net = fit_head(trajs, weights=[1.0] * 20 + [0.0] * 20, iterations=1, epochs=100, hidden=8, lr=0.02)
+    with torch.inference_mode():
+        p = torch.sigmoid(net.stop(torch.from_numpy(np.concatenate([t.x for t in trajs])))).mean().item()
+    assert p > 0.9

@@ -220,20 +220,31 @@ def realised_values(trajs: Sequence[Trajectory], stops: Sequence[np.ndarray] | N
 
 
 def _train_binary(
-    model: Any, x: np.ndarray, y: np.ndarray, epochs: int, lr: float, weight_decay: float, batch: int, seed: int
+    model: Any,
+    x: np.ndarray,
+    y: np.ndarray,
+    epochs: int,
+    lr: float,
+    weight_decay: float,
+    batch: int,
+    seed: int,
+    w: np.ndarray | None = None,
 ) -> None:
     import torch
 
     g = torch.Generator().manual_seed(seed)
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y.astype(np.float32))
+    wt = torch.from_numpy((w / w.mean()).astype(np.float32)) if w is not None else None
     n = len(x)
     model.train()
     for _ in range(epochs):
         perm = torch.randperm(n, generator=g)
         for i in range(0, n, batch):
             idx = perm[i : i + batch]
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(model(xt[idx]).squeeze(-1), yt[idx])
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(
+                model(xt[idx]).squeeze(-1), yt[idx], weight=None if wt is None else wt[idx]
+            )
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -288,18 +299,32 @@ def fit_head(
     seed: int = 0,
     log: Callable[[str], None] | None = None,
     held_out: Sequence[Trajectory] = (),
+    weights: Sequence[float] | None = None,
+    history: list[dict[str, float]] | None = None,
 ) -> Any:
-    """Fit an :class:`~clue_env.training.accusation_net.AccusationNet` on recorded trajectories."""
+    """Fit an :class:`~clue_env.training.accusation_net.AccusationNet` on recorded trajectories
+    (``weights``: one per trajectory, e.g. so that every line-up counts the same; default equal).
+    ``history``, when given, receives one entry per value iteration: the train (and held-out) gain."""
     import torch
 
     from .accusation_net import AccusationNet
 
     torch.manual_seed(seed)
     net = AccusationNet(hidden=hidden)
-    train = [t for t in train if len(t.correct)]
+    if weights is not None and len(weights) != len(train):
+        raise ValueError(f"weights has {len(weights)} entries for {len(train)} trajectories")
+    keep = [i for i, t in enumerate(train) if len(t.correct)]
+    train = [train[i] for i in keep]
     x = np.concatenate([t.x for t in train])
     correct = np.concatenate([t.correct for t in train])
-    _train_binary(net.stop, x, correct, epochs, lr, weight_decay, batch, seed)
+    w = (
+        None
+        if weights is None
+        else np.concatenate([np.full(len(train[j].correct), float(weights[i])) for j, i in enumerate(keep)])
+    )
+    if w is not None and (not np.all(np.isfinite(w)) or (w < 0).any() or w.sum() <= 0):
+        raise ValueError("weights must be finite, non-negative and not all zero")
+    _train_binary(net.stop, x, correct, epochs, lr, weight_decay, batch, seed, w)
     _train_triple(net, np.concatenate([t.triples for t in train]), np.concatenate([t.label for t in train]), 200, seed)
     stops: list[np.ndarray] | None = None
     for it in range(iterations):
@@ -307,15 +332,20 @@ def fit_head(
         for p in net.cont.parameters():  # each iteration refits the waiting value from scratch
             if p.dim() > 1:
                 torch.nn.init.kaiming_uniform_(p, a=math.sqrt(5))
-        _train_binary(net.cont, x, np.concatenate(waits), epochs, lr, weight_decay, batch, seed + 1 + it)
+        _train_binary(net.cont, x, np.concatenate(waits), epochs, lr, weight_decay, batch, seed + 1 + it, w)
         stops = stop_decisions(net, train)
-        if log is not None:
+        if log is not None or history is not None:
             gain, half = paired_gain(train, stops)
+            entry = {"iteration": it + 1, "train_gain": gain, "train_half_width": half}
             msg = f"accusation head, iteration {it + 1}/{iterations}: train {gain:+.2%} ± {half:.2%}"
             if held_out:
                 hg, hh = paired_gain(held_out, stop_decisions(net, held_out))
                 msg += f", held out {hg:+.2%} ± {hh:.2%}"
-            log(msg)
+                entry.update(held_out_gain=hg, held_out_half_width=hh)
+            if log is not None:
+                log(msg)
+            if history is not None:
+                history.append(entry)
     return net
 
 

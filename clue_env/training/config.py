@@ -131,6 +131,9 @@ class AccusationConfig:
     #: the specs whose seats are recorded (empty: every seat); e.g. ``[deduction]`` with line-ups against
     #: ``notebook`` or ``random`` teaches the head to wait against opponents who are slow to solve
     record: tuple[str, ...] = ()
+    #: weigh every line-up the same in the fit (each trajectory by 1 / its line-up's recorded seat-games), so that
+    #: a line-up with one recorded seat counts as much as one where every seat is recorded
+    balance: bool = False
     #: games recorded per saved chunk (a resumed run keeps the chunks already recorded)
     chunk_games: int = 250
     #: fitted value iterations of the stopping rule

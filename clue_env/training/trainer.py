@@ -36,7 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -594,13 +594,30 @@ class Trainer:
                 bar.update(len(seeds))
         bar.close()
         kw = dict(hidden=a.hidden, iterations=a.iterations, epochs=a.epochs, lr=a.lr, weight_decay=a.weight_decay)
-        report: dict[str, Any] = {"trajectories": len(trajs), "games": a.games}
+        report: dict[str, Any] = {"trajectories": len(trajs), "games": a.games, "balance": a.balance}
+
+        def weights(ts: list[Any]) -> list[float] | None:
+            if not a.balance:
+                return None
+            per = Counter(lineup_of[t.game] for t in ts)
+            return [1.0 / per[lineup_of[t.game]] for t in ts]
+
         if a.held_out > 0:
             rng = np.random.default_rng(_seed_of(self.cfg.seed, 7))
             held = {g for g in sorted({t.game for t in trajs}) if rng.random() < a.held_out}
             train = [t for t in trajs if t.game not in held]
             test = [t for t in trajs if t.game in held]
-            probe = fit_head(train, seed=self.cfg.seed, log=self._log, held_out=test, **kw)  # type: ignore[arg-type]
+            curve: list[dict[str, float]] = []
+            probe = fit_head(
+                train,
+                seed=self.cfg.seed,
+                log=self._log,
+                held_out=test,
+                weights=weights(train),
+                history=curve,
+                **kw,  # type: ignore[arg-type]
+            )
+            report["held_out_curve"] = curve
             gain, half = paired_gain(test, stop_decisions(probe, test))
             report.update(held_out_games=len(held), held_out_gain=gain, held_out_gain_ci95=[gain - half, gain + half])
             self._log(f"accusation head: held-out gain over waiting for proof {gain:+.2%} ± {half:.2%} ({len(test)} seat-games)")
@@ -613,7 +630,7 @@ class Trainer:
                 by_lineup.append({"lineup": list(lineup), "seat_games": len(part), "gain": g, "ci95": [g - h, g + h]})
                 self._log(f"  line-up {li} {','.join(lineup)}: {g:+.2%} ± {h:.2%} ({len(part)} seat-games)")
             report["held_out_by_lineup"] = by_lineup
-        net = fit_head(trajs, seed=self.cfg.seed, log=self._log, **kw)  # type: ignore[arg-type]
+        net = fit_head(trajs, seed=self.cfg.seed, log=self._log, weights=weights(trajs), **kw)  # type: ignore[arg-type]
         atomic_write_text(os.path.join(d, "fit.json"), json.dumps(report, indent=2))
         return net
 
