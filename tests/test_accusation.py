@@ -245,7 +245,8 @@ def test_the_agent_computes_the_head_inputs_the_recorder_saw():
     assert np.allclose(np.stack(asked[: len(rec[2].x)]), rec[2].x, atol=1e-6)
 
 
-def test_train_stage_records_fits_resumes_and_ships_a_head(tmp_path):
+@pytest.mark.parametrize("refit", ["true", "false"])
+def test_train_stage_records_fits_resumes_and_ships_a_head(tmp_path, refit):
     import train
 
     cfg = tmp_path / "acc.yaml"
@@ -266,6 +267,7 @@ accusation:
   hidden: 8
   held_out: 0.25
   balance: true
+  refit: {refit}
 eval: {{opponents: [random], games: 2, workers: 1}}
 """
     )
@@ -277,6 +279,7 @@ eval: {{opponents: [random], games: 2, workers: 1}}
     assert head is not None
     fit = json.loads((out / "accusation" / "fit.json").read_text())
     assert fit["balance"] is True and [e["iteration"] for e in fit["held_out_curve"]] == [1]
+    assert ("training games" in fit["shipped"]) == (refit == "false")
     assert {"train_gain", "held_out_gain", "held_out_half_width"} <= set(fit["held_out_curve"][0])
     # resume after losing the last chunk: it is recorded again, identically, and the head is the same
     last = out / "accusation" / chunks[-1]

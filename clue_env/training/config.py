@@ -134,6 +134,9 @@ class AccusationConfig:
     #: weigh every line-up the same in the fit (each trajectory by 1 / its line-up's recorded seat-games), so that
     #: a line-up with one recorded seat counts as much as one where every seat is recorded
     balance: bool = False
+    #: after the held-out report, fit again on every game and ship that (``true``); ``false`` ships the head fitted
+    #: on the training games, whose held-out gains are the ones reported (and saves the second fit's time)
+    refit: bool = True
     #: games recorded per saved chunk (a resumed run keeps the chunks already recorded)
     chunk_games: int = 250
     #: fitted value iterations of the stopping rule

@@ -630,7 +630,12 @@ class Trainer:
                 by_lineup.append({"lineup": list(lineup), "seat_games": len(part), "gain": g, "ci95": [g - h, g + h]})
                 self._log(f"  line-up {li} {','.join(lineup)}: {g:+.2%} ± {h:.2%} ({len(part)} seat-games)")
             report["held_out_by_lineup"] = by_lineup
-        net = fit_head(trajs, seed=self.cfg.seed, log=self._log, weights=weights(trajs), **kw)  # type: ignore[arg-type]
+        if a.held_out > 0 and not a.refit:
+            net = probe  # the head the held-out figures describe
+            report["shipped"] = "the head fitted on the training games (refit: false)"
+        else:
+            net = fit_head(trajs, seed=self.cfg.seed, log=self._log, weights=weights(trajs), **kw)  # type: ignore[arg-type]
+            report["shipped"] = "refitted on every game"
         atomic_write_text(os.path.join(d, "fit.json"), json.dumps(report, indent=2))
         return net
 
