@@ -22,6 +22,16 @@ from ..engine.errors import ConfigError
 #: the largest seed a config may give: numpy's legacy seeding (used by SB3's ``set_random_seed``)
 #: takes 32-bit seeds
 MAX_SEED = 2**32 - 1
+#: the most games a config may ask a stage to play (``imitation.games``, ``accusation.games``, ...):
+#: 200 times the shipped configs' largest; a typo such as ``games: 10000000000`` is refused, not queued
+MAX_GAMES = 1_000_000
+#: the most environments, and environment steps per rollout (``n_envs * n_steps``, the rollout buffer:
+#: about 7 KB a step, so at most ~1 GB), of the PPO stage
+MAX_ENVS = 1024
+MAX_ROLLOUT = 131_072
+#: the most worker processes (``ppo.workers``, ``eval.workers``) and torch threads a config may ask for
+MAX_WORKERS = 64
+MAX_THREADS = 256
 #: the largest size of each of the network's layers (:class:`~clue_env.training.network.CluePolicyNet`):
 #: far above the shipped sizes (256, 64, 64), low enough that a network is at most ~100 MB. A
 #: policy file's declared sizes are checked against the same bounds before anything is built.
@@ -246,7 +256,13 @@ def _convert(where: str, value: Any, default: Any, typ: Any) -> Any:
 
 
 def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+    """A finite int or float (not a bool; not an int too large for a float, such as ``10**400``)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:
+        return False
 
 
 def _build(cls: Any, data: Any, where: str) -> Any:
@@ -268,7 +284,7 @@ def _build(cls: Any, data: Any, where: str) -> Any:
     return obj
 
 
-def _positive(where: str, **values: float) -> None:
+def _positive(where: str, **values: float | None) -> None:
     for k, v in values.items():
         if v is not None and v <= 0:
             raise TrainConfigError(f"{where}.{k} must be positive, got {v!r}")
@@ -283,6 +299,10 @@ def _check(obj: Any, where: str) -> None:
         _positive(where, epochs=obj.epochs, dagger_epochs=obj.dagger_epochs, batch_size=obj.batch_size, lr=obj.lr)
         if obj.games < 0 or obj.dagger_rounds < 0 or obj.dagger_games < 0:
             raise TrainConfigError(f"{where}: games, dagger_rounds and dagger_games must be >= 0")
+        _at_most(where, MAX_GAMES, games=obj.games, dagger_games=obj.dagger_games)
+        _at_most(where, 100, dagger_rounds=obj.dagger_rounds)
+        if obj.value_coef < 0:
+            raise TrainConfigError(f"{where}.value_coef must be >= 0, got {obj.value_coef}")
         if not any(obj.teacher in lineup for lineup in obj.lineups):
             raise TrainConfigError(f"{where}.lineups: no line-up seats the teacher {obj.teacher!r}")
         if not 0 < obj.gamma <= 1:
@@ -297,6 +317,21 @@ def _check(obj: Any, where: str) -> None:
             raise TrainConfigError(f"{where}: workers and update_threads must be >= 0 (0: one per core)")
         if obj.opponent_weights is not None and len(obj.opponent_weights) != len(obj.opponents):
             raise TrainConfigError(f"{where}.opponent_weights needs one weight per opponent ({len(obj.opponents)})")
+        if obj.opponent_weights is not None and not sum(obj.opponent_weights) > 0:
+            raise TrainConfigError(f"{where}.opponent_weights must have a positive sum, got {list(obj.opponent_weights)}")
+        _positive(where, max_grad_norm=obj.max_grad_norm, target_kl=obj.target_kl)
+        if obj.vf_coef < 0:
+            raise TrainConfigError(f"{where}.vf_coef must be >= 0, got {obj.vf_coef}")
+        if obj.batch_size < 2:
+            raise TrainConfigError(f"{where}.batch_size must be at least 2 (advantages are normalised per batch)")
+        _at_most(where, MAX_ENVS, n_envs=obj.n_envs)
+        _at_most(where, MAX_WORKERS, workers=obj.workers)
+        _at_most(where, MAX_THREADS, torch_threads=obj.torch_threads, update_threads=obj.update_threads)
+        rollout = obj.n_envs * obj.n_steps
+        if not 2 <= rollout <= MAX_ROLLOUT:
+            raise TrainConfigError(
+                f"{where}: a rollout (n_envs * n_steps = {obj.n_envs} * {obj.n_steps}) must be 2..{MAX_ROLLOUT} steps"
+            )
         if not 0 < obj.gamma <= 1 or not 0 <= obj.gae_lambda <= 1:
             raise TrainConfigError(f"{where}: gamma must be in (0, 1] and gae_lambda in [0, 1]")
     elif isinstance(obj, AccusationConfig):
@@ -304,6 +339,7 @@ def _check(obj: Any, where: str) -> None:
                   lr=obj.lr)  # fmt: skip
         if obj.games < 0 or obj.weight_decay < 0:
             raise TrainConfigError(f"{where}: games and weight_decay must be >= 0")
+        _at_most(where, MAX_GAMES, games=obj.games)
         if obj.hidden > 1024:
             raise TrainConfigError(f"{where}.hidden must be at most 1024, got {obj.hidden}")
         if not 0 <= obj.held_out < 1:
@@ -322,12 +358,30 @@ def _check(obj: Any, where: str) -> None:
             raise TrainConfigError(f"{where}.record: {unused} is in no line-up (a typo?); line-ups: {lineups}")
     elif isinstance(obj, EvalConfig):
         _positive(where, games=obj.games, workers=obj.workers, every_checkpoints=obj.every_checkpoints)
+        _at_most(where, MAX_GAMES, games=obj.games)
+        _at_most(where, MAX_WORKERS, workers=obj.workers)
         _seed_range(f"{where}.seed", obj.seed)
         if not 2 <= obj.num_players <= 6:
             raise TrainConfigError(f"{where}.num_players must be a player count in 2..6, got {obj.num_players}")
     elif isinstance(obj, TrainConfig):
+        _check_name(obj.name)
         _seed_range("seed", obj.seed)
         _check_players(obj)
+
+
+def _at_most(where: str, hi: int, **values: int) -> None:
+    for k, v in values.items():
+        if v > hi:
+            raise TrainConfigError(f"{where}.{k} must be at most {hi:,}, got {v:,}")
+
+
+def _check_name(name: str) -> None:
+    """The default run directory is ``runs/<name>``: a plain file name, not a path."""
+    if len(name) > 100 or name in (".", "..") or any(c in name for c in "/\\") or not name.isprintable() or name != name.strip():
+        raise TrainConfigError(
+            f"name must be a plain file name (the default run directory is runs/<name>): up to 100 printable "
+            f"characters, no '/' or '\\', not '.' or '..', got {name!r}"
+        )
 
 
 def _seed_range(key: str, seed: int) -> None:

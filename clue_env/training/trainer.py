@@ -47,6 +47,7 @@ import yaml
 from ..engine.config import RulesConfig, load_rules
 from ..engine.errors import ConfigError
 from .checkpoint import (
+    CheckpointError,
     apply_ppo_checkpoint,
     atomic_torch_save,
     load_policy,
@@ -181,8 +182,9 @@ class Trainer:
         """Every check that can fail before any work is done and before anything is written: the
         output directory, the resumed run (its record, config and checkpoint), the ``init`` policy
         file and every agent spec of the config at every player count it is used with. Raises
-        :class:`TrainConfigError` (a spec), :class:`CheckpointError`, ``FileExistsError``,
-        ``FileNotFoundError`` or ``ValueError``, each saying what to do; :meth:`run` calls it first."""
+        :class:`TrainConfigError` (a spec, an unreadable ``init`` file), :class:`CheckpointError` (a
+        resumed run's checkpoint), ``FileExistsError``, ``FileNotFoundError`` or ``ValueError``, each
+        saying what to do; :meth:`run` calls it first."""
         self._check_out()
         if self.resume:
             self._check_resume()
@@ -191,7 +193,10 @@ class Trainer:
                 raise FileNotFoundError(
                     f"init: policy file {self.cfg.init!r} does not exist (train it first: see the config's comment)"
                 )
-            self._init_net = load_policy(self.cfg.init)[0]  # CheckpointError (a ValueError) names the problem
+            try:
+                self._init_net = load_policy(self.cfg.init)[0]
+            except CheckpointError as e:  # it names the problem; the config key is named here
+                raise TrainConfigError(f"init: {e}") from None
         self._check_specs()
         self._validated = True
 
@@ -276,9 +281,11 @@ class Trainer:
                 if (spec, n) in seen:
                     continue
                 seen.add((spec, n))
+                if spec.strip().partition(":")[0] == "human":
+                    raise TrainConfigError(f"{key}: agent spec {spec!r}: a training run has no one to ask for moves")
                 try:
                     self.factory_for(spec)(n - 1, n, self.rules, 0)
-                except (ValueError, TypeError) as e:
+                except (ValueError, TypeError, OSError) as e:
                     raise TrainConfigError(f"{key}: agent spec {spec!r} cannot play ({n} players): {e}") from None
         finally:
             torch = sys.modules.get("torch")
