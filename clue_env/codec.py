@@ -162,6 +162,10 @@ class ActionCodec:
             self._mask_cache.put(lg, m)
         return m
 
+    def indices(self, lg: Legal) -> tuple[int, ...]:
+        """The legal action indices of ``lg``, ascending."""
+        return tuple(np.flatnonzero(self.cached_mask(lg)).tolist())
+
     def layout(self) -> str:
         """The action layout as a printable table."""
         lines = [f"{'segment':<9} {'first':>5} {'last':>5} {'size':>5}  meaning"]

@@ -18,7 +18,7 @@ Observations are seat-relative and hold only what R31 lets the seat know
 :class:`~clue_env.seat_view.SeatView`: everything the seat may know, including its own redacted
 history of the game (``.events``; shown cards redacted for everyone but the two seats involved),
 so an agent that is not asked to act for a while still learns everything that happened. It has
-no reference to the game. Once the game is over, ``info["winner"]`` names the winner.
+no reference to the game, and costs next to nothing until one of its fields is read. Once the game is over, ``info["winner"]`` names the winner.
 
 Rewards: a wrong accusation gives the accuser ``reward_wrong_accusation`` (-1) at once; when
 someone wins, the winner gets ``reward_win`` (+1) and every other seat still in the game
@@ -49,7 +49,7 @@ from .engine.config import RulesConfig, load_rules
 from .engine.errors import ClueError, IllegalActionError
 from .engine.game import Game, Phase
 from .observation import LAYOUT, LAYOUT_WITH_BELIEF, ObservationEncoder
-from .seat_view import SeatHistory, SeatInfos, SeatView, build_seat_view
+from .seat_view import SeatHistory, SeatInfos, SeatView, SharedLog, build_seat_view
 from .state import public_state
 
 RESET_OPTION_KEYS = ("envelope", "hands", "board_cards", "tokens", "weapons")
@@ -179,7 +179,8 @@ class raw_env(AECEnv):
         self.encoder.reset(game)
         if self.beliefs is not None:
             self.beliefs.reset(game, rng.spawn(1)[0])
-        self._histories = [SeatHistory(i) for i in range(self.num_players)]
+        shared = SharedLog(self.num_players)  # folded once for every seat
+        self._histories = [SeatHistory(i, shared) for i in range(self.num_players)]
         self._info_cache: dict[str, dict[str, Any]] = {}
         self.infos = SeatInfos(self.agents, self._info)
         self._mask = None
@@ -350,19 +351,23 @@ class raw_env(AECEnv):
             raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
         seat = self._seat[agent]
         game = self.game
-        legal: tuple[int, ...] = ()
-        if not game.over and game.acting == seat:
-            legal = tuple(np.flatnonzero(self._legal_mask()).tolist())
-        return build_seat_view(game, seat, self._histories[seat], legal)
+        if not game.over and game.acting == seat:  # decoded to indices when the view's .legal is read
+            return build_seat_view(game, seat, self._histories[seat], game.legal())
+        return build_seat_view(game, seat, self._histories[seat], ())
 
     def _info(self, agent: str) -> dict[str, Any]:
         """``infos[agent]``: the seat view (built once per position), and the winner at the end."""
         info = self._info_cache.get(agent)
         if info is None:
-            info = {"seat_view": self.seat_view(agent)}
-            if self.game.over:
-                w = self.game.winner
+            seat = self._seat[agent]
+            game = self.game
+            if game.over:
+                w = game.winner
+                info = {"seat_view": build_seat_view(game, seat, self._histories[seat], ())}
                 info["winner"] = f"player_{w}" if w >= 0 else None
+            else:  # as seat_view(agent)
+                legal = game.legal() if game.acting == seat else ()
+                info = {"seat_view": build_seat_view(game, seat, self._histories[seat], legal)}
             self._info_cache[agent] = info
         return info
 

@@ -198,6 +198,19 @@ class ObservationEncoder:
         self._named: tuple[int, int, int] = (0, 0, 0)
         # rel[v][s] = seats from v to s, clockwise
         self.rel = [[(s - v) % n for s in range(n)] for v in range(n)]
+        spans = (
+            ("current", MAX_SEATS),
+            ("roll", _MAX_ROLL + 1),
+            ("suggestion", MAX_SEATS + N_SUSPECTS + N_WEAPONS + N_ROOMS),
+            ("refuter", MAX_SEATS),
+            ("refuted_card", N_CARDS),
+            ("dice", _MAX_DICE * _FACES),
+            ("clue_card", N_CARDS + 1),
+        )
+        self._turn_clear = np.concatenate([np.arange(off[k], off[k] + w) for k, w in spans])
+        self._rows = np.arange(n)
+        #: _current_at[s][v] = the column of v's row that marks seat s as the current one
+        self._current_at = [np.array([off["current"] + self.rel[v][s] for v in range(n)]) for s in range(n)]
         self._suspect_seat = game.suspect_seat
         buf = self.buf
         for v in range(n):
@@ -271,25 +284,13 @@ class ObservationEncoder:
                     if 1 <= face <= _FACES:
                         b[:, o + k * _FACES + face - 1] = 1.0
             elif isinstance(ev, Turn):
-                seat = ev.seat
-                turn = ev.turn
-                b[:, off["turn"]] = turn / g.cfg.max_turns
-                o = off["current"]
-                b[:, o : o + MAX_SEATS] = 0.0
-                o2 = off["roll"]
-                b[:, o2 : o2 + _MAX_ROLL + 1] = self._roll_eye[0]
-                s0 = off["suggestion"]
-                b[:, s0 : s0 + MAX_SEATS + N_SUSPECTS + N_WEAPONS + N_ROOMS] = 0.0
-                r0 = off["refuter"]
-                b[:, r0 : r0 + MAX_SEATS] = 0.0
-                c0 = off["refuted_card"]
-                b[:, c0 : c0 + N_CARDS] = 0.0
-                d0 = off["dice"]
-                b[:, d0 : d0 + _MAX_DICE * _FACES] = 0.0
-                k0 = off["clue_card"]
-                b[:, k0 : k0 + N_CARDS + 1] = 0.0
-                for v in range(n):
-                    b[v, o + self.rel[v][seat]] = 1.0
+                # a new turn clears the current seat, the roll, the suggestion, the refuter, the
+                # refuted card, the dice and the clue card (one fancy-indexed write), then marks
+                # roll 0 and the current seat
+                b[:, self._turn_clear] = 0.0
+                b[:, off["turn"]] = ev.turn / g.cfg.max_turns
+                b[:, off["roll"]] = 1.0
+                b[self._rows, self._current_at[ev.seat]] = 1.0
             elif isinstance(ev, Suggest):
                 seat = ev.seat
                 s = ev.suspect

@@ -19,6 +19,7 @@ envelope. :meth:`SeatView.to_json` gives the same as JSON with card, room and se
 from __future__ import annotations
 
 import copy
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -26,7 +27,7 @@ from typing import Any
 
 from .engine.cards import CARDS, ROOMS, SUSPECTS, WEAPONS
 from .engine.events import NOBODY, Event, Peek, Reveal, Show, location, player
-from .engine.game import Game, Phase
+from .engine.game import Game, Legal, Phase
 from .engine.types import Card, Node, Room, Seat, Suspect, Weapon
 
 
@@ -34,15 +35,22 @@ class History(Sequence[Event]):
     """An immutable sequence of events (a seat's redacted history), shared, never copied whole.
 
     Stored as frozen blocks of :data:`BLOCK` events plus a short frozen tail, so that taking a
-    snapshot after every step costs a copy of the tail, not of the whole game. ``copy.copy``
-    gives the same object; ``copy.deepcopy`` and ``pickle`` rebuild one from the frozen parts (so
-    a reset env, and a seat view, can be deep-copied and pickled).
+    snapshot after every step costs a copy of the tail, not of the whole game. The blocks and the
+    tail the env hands out hold every event as everyone may see it (shown and peeked cards
+    hidden) and are shared by all seats; a seat's own versions of the events it may see more of
+    (the cards shown to or by it, the card it looked at) are a short frozen overlay, ``(index,
+    event)`` pairs, held by that seat's histories only. ``copy.copy`` gives the same object;
+    ``copy.deepcopy`` and ``pickle`` rebuild one from the frozen parts (so a reset env, and a
+    seat view, can be deep-copied and pickled).
     """
 
-    __slots__ = ("_blocks", "_len", "_tail")
+    __slots__ = ("_blocks", "_len", "_over", "_over_at", "_tail")
     _blocks: tuple[tuple[Event, ...], ...]
     _tail: tuple[Event, ...]
     _len: int
+    #: indices of the overlaid events (ascending) and the events themselves
+    _over_at: tuple[int, ...]
+    _over: tuple[Event, ...]
 
     def __init__(self, events: Iterable[Event] = ()) -> None:
         ev = tuple(events)
@@ -51,10 +59,18 @@ class History(Sequence[Event]):
         History._set(self, blocks, ev[k:])
 
     @staticmethod
-    def _set(h: History, blocks: tuple[tuple[Event, ...], ...], tail: tuple[Event, ...]) -> History:
-        object.__setattr__(h, "_blocks", blocks)
-        object.__setattr__(h, "_tail", tail)
-        object.__setattr__(h, "_len", len(blocks) * BLOCK + len(tail))
+    def _set(
+        h: History,
+        blocks: tuple[tuple[Event, ...], ...],
+        tail: tuple[Event, ...],
+        over_at: tuple[int, ...] = (),
+        over: tuple[Event, ...] = (),
+    ) -> History:
+        _H_BLOCKS(h, blocks)  # the slots' own setters (__setattr__ refuses)
+        _H_TAIL(h, tail)
+        _H_LEN(h, len(blocks) * BLOCK + len(tail))
+        _H_OVER_AT(h, over_at)
+        _H_OVER(h, over)
         return h
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -66,13 +82,18 @@ class History(Sequence[Event]):
     # Copying and pickling build a new History from the frozen parts (the default protocol would
     # set the slots one by one, which __setattr__ refuses).
     def __reduce__(self) -> tuple[Any, ...]:
+        if self._over_at:
+            return (_history, (self._blocks, self._tail, self._over_at, self._over))
         return (_history, (self._blocks, self._tail))
 
     def __copy__(self) -> History:
         return self  # immutable: a copy may be the same object, as for a tuple
 
     def __deepcopy__(self, memo: dict[int, Any]) -> History:
-        return History._set(object.__new__(History), copy.deepcopy(self._blocks, memo), copy.deepcopy(self._tail, memo))
+        d = copy.deepcopy
+        return History._set(
+            object.__new__(History), d(self._blocks, memo), d(self._tail, memo), self._over_at, d(self._over, memo)
+        )
 
     def __len__(self) -> int:
         return self._len
@@ -82,6 +103,7 @@ class History(Sequence[Event]):
             start, stop, step = i.indices(self._len)
             if step != 1:
                 return tuple(self)[i]
+            first = start
             out: list[Event] = []
             b = start // BLOCK
             blocks = self._blocks
@@ -93,18 +115,36 @@ class History(Sequence[Event]):
                 out.extend(part[start - base : stop - base])
                 start = base + len(part)
                 b += 1
+            for at, ev in zip(self._over_at, self._over):
+                if first <= at < stop:
+                    out[at - first] = ev
             return tuple(out)
         if i < 0:
             i += self._len
         if not 0 <= i < self._len:
             raise IndexError("history index out of range")
+        over_at = self._over_at
+        if over_at:
+            k = bisect_left(over_at, i)
+            if k < len(over_at) and over_at[k] == i:
+                return self._over[k]
         b, r = divmod(i, BLOCK)
         return self._blocks[b][r] if b < len(self._blocks) else self._tail[r]
 
     def __iter__(self) -> Iterator[Event]:
+        if self._over_at:
+            yield from self._merged()
+            return
         for block in self._blocks:
             yield from block
         yield from self._tail
+
+    def _merged(self) -> list[Event]:
+        out = [ev for block in self._blocks for ev in block]
+        out.extend(self._tail)
+        for at, ev in zip(self._over_at, self._over):
+            out[at] = ev
+        return out
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, History):
@@ -122,13 +162,29 @@ class History(Sequence[Event]):
 
 #: events per frozen block of a :class:`History`
 BLOCK = 64
+_H_BLOCKS = History._blocks.__set__  # type: ignore[attr-defined]
+_H_TAIL = History._tail.__set__  # type: ignore[attr-defined]
+_H_LEN = History._len.__set__  # type: ignore[attr-defined]
+_H_OVER_AT = History._over_at.__set__  # type: ignore[attr-defined]
+_H_OVER = History._over.__set__  # type: ignore[attr-defined]
+#: where a view built by the env keeps what it was built from until a field is first read
+_CAPTURE = "_capture"
 
 
-def _history(blocks: tuple[tuple[Event, ...], ...], tail: tuple[Event, ...]) -> History:
+def _history(
+    blocks: tuple[tuple[Event, ...], ...],
+    tail: tuple[Event, ...],
+    over_at: tuple[int, ...] = (),
+    over: tuple[Event, ...] = (),
+) -> History:
     """A History from its frozen parts (how a pickled one is rebuilt)."""
     if not all(len(b) == BLOCK for b in blocks) or len(tail) >= BLOCK:
         raise ValueError(f"a History's blocks hold {BLOCK} events each and its tail fewer")
-    return History._set(object.__new__(History), tuple(tuple(b) for b in blocks), tuple(tail))
+    n = len(blocks) * BLOCK + len(tail)
+    over_at = tuple(int(i) for i in over_at)
+    if len(over_at) != len(over) or list(over_at) != sorted(set(over_at)) or any(not 0 <= i < n for i in over_at):
+        raise ValueError("a History's overlay is ascending distinct indices into it, one event each")
+    return History._set(object.__new__(History), tuple(tuple(b) for b in blocks), tuple(tail), over_at, tuple(over))
 
 
 @dataclass(frozen=True)
@@ -177,6 +233,17 @@ class SeatView:
     over_reason: str | None
     #: the envelope (suspect, weapon, room), once the game is over
     solution: tuple[Suspect, Weapon, Room] | None
+
+    def __getattr__(self, name: str) -> Any:
+        # Only for attributes not set. A view the env hands out holds, until any field is first
+        # read, one immutable tuple of what it was built from (:func:`build_seat_view`); the
+        # fields are filled from it then (the legal indices decoded), and the tuple dropped.
+        d = self.__dict__
+        cap = d.get(_CAPTURE)
+        if cap is None or name.startswith("__"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        _fill(d, cap)
+        return object.__getattribute__(self, name)
 
     @property
     def agent(self) -> str:
@@ -268,98 +335,200 @@ def _event_json(ev: Event, seat: int, board: Any) -> dict[str, Any]:
     return out
 
 
+#: the viewer an event is redacted for to give everyone's version of it (no seat is this)
+_EVERYONE = -(1 << 30)
+
+
+def _is_private(kind: type) -> bool:
+    """Whether events of this type may read differently to different seats (they redact)."""
+    return getattr(kind, "redacted", None) is not Event.redacted
+
+
+class SharedLog:
+    """The env's redacted copy of the log, folded once for all seats (append-only).
+
+    Every event is stored once as everyone may see it (:meth:`Event.redacted` for no seat); an
+    event that reads differently to some seat (a shown or peeked card, to the seats that saw
+    it) is also kept, in that seat's version, in the seat's overlay. The seat's private facts
+    (cards shown to and by it, looked at) and the cards revealed to all are gathered on the way.
+    Nothing here is handed out: only immutable snapshots (tuples, :class:`History`) leave it.
+    """
+
+    __slots__ = ("_blocks", "_private", "_seen", "_snap", "_tail", "facts", "n", "over", "over_at", "revealed")
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self._blocks: tuple[tuple[Event, ...], ...] = ()
+        self._tail: list[Event] = []
+        self._snap: tuple[Event, ...] | None = ()
+        self._seen = 0
+        #: per seat: the overlay's indices and events (tuples, replaced when they grow)
+        self.over_at: list[tuple[int, ...]] = [()] * n
+        self.over: list[tuple[Event, ...]] = [()] * n
+        #: per seat: shown_to_me, shown_by_me, peeked (tuples, replaced when they grow)
+        self.facts: list[list[tuple[tuple[int, int], ...]]] = [[(), (), ()] for _ in range(n)]
+        #: (card, holder or NOBODY) revealed to everyone (R25), each once
+        self.revealed: tuple[tuple[int, int], ...] = ()
+        self._private: dict[type, bool] = {}
+
+    def fold(self, log: list[Event]) -> None:
+        """Fold in the events not seen yet."""
+        seen = self._seen
+        if seen >= len(log):
+            return
+        private = self._private
+        tail = self._tail
+        for i in range(seen, len(log)):
+            ev = log[i]
+            kind = type(ev)
+            p = private.get(kind)
+            if p is None:
+                p = private[kind] = _is_private(kind)
+            if p:
+                pub = ev.redacted(_EVERYONE)
+                for seat in range(self.n):
+                    mine = ev.redacted(seat)
+                    if mine is not pub and mine != pub:
+                        self.over_at[seat] = (*self.over_at[seat], i)
+                        self.over[seat] = (*self.over[seat], mine)
+                    self._fact(seat, mine)
+                ev = pub
+            elif isinstance(ev, Reveal):
+                fact = (ev.card, ev.holder if ev.holder >= 0 else NOBODY)
+                if fact not in self.revealed:  # the deck cycles (R24): a second reveal tells nothing new
+                    self.revealed = (*self.revealed, fact)
+            tail.append(ev)
+            if len(tail) == BLOCK:
+                self._blocks = (*self._blocks, tuple(tail))
+                tail.clear()
+        self._seen = len(log)
+        self._snap = None
+
+    def _fact(self, seat: int, ev: Event) -> None:
+        facts = self.facts[seat]
+        if isinstance(ev, Show):
+            if ev.suggester == seat and ev.card >= 0:
+                facts[0] = (*facts[0], (ev.card, ev.refuter))
+            elif ev.refuter == seat:
+                facts[1] = (*facts[1], (ev.card, ev.suggester))
+        elif isinstance(ev, Peek) and ev.seat == seat and ev.card >= 0:
+            fact = (ev.room, ev.card)
+            if fact not in facts[2]:  # looked again: nothing new
+                facts[2] = (*facts[2], fact)
+
+    def snapshot(self, seat: int) -> History:
+        """Seat ``seat``'s history as folded so far (frozen; shares the blocks and the tail)."""
+        tail = self._snap
+        if tail is None:
+            tail = self._snap = tuple(self._tail)
+        return History._set(_new(History), self._blocks, tail, self.over_at[seat], self.over[seat])
+
+
 class SeatHistory:
-    """The env's per-seat redacted copy of the log, extended as the game goes (append-only),
-    with the seat's private facts gathered on the way (cards shown to and by it, revealed to all,
-    looked at) and the parts of a view that do not change during a game. :meth:`sync` folds in
+    """One seat's handle on the env's :class:`SharedLog` (its redacted history, its private
+    facts) and the parts of its view that do not change during a game. :meth:`sync` folds in
     new events; only immutable snapshots leave the env.
     """
 
-    __slots__ = ("_blocks", "_seen", "_snapshot", "_static", "_tail", "facts", "seat")
+    __slots__ = ("_static", "seat", "shared")
 
-    def __init__(self, seat: int) -> None:
+    def __init__(self, seat: int, shared: SharedLog | None = None) -> None:
         self.seat = seat
-        self._blocks: tuple[tuple[Event, ...], ...] = ()
-        self._tail: list[Event] = []
-        #: shown_to_me, shown_by_me, revealed, peeked (tuples, replaced when they grow)
-        self.facts: list[tuple[tuple[int, int], ...]] = [(), (), (), ()]
-        self._seen = 0
-        self._snapshot: History = History()
-        self._static: dict[str, Any] | None = None
+        self.shared = shared if shared is not None else SharedLog(seat + 1)
+        self._static: tuple[Any, ...] | None = None
+
+    @property
+    def facts(self) -> tuple[tuple[tuple[int, int], ...], ...]:
+        """shown_to_me, shown_by_me, revealed, peeked."""
+        mine = self.shared.facts[self.seat]
+        return (mine[0], mine[1], self.shared.revealed, mine[2])
 
     def sync(self, log: list[Event]) -> History:
         """Fold in the events not seen yet; the current history snapshot."""
-        if self._seen >= len(log):
-            return self._snapshot
-        seat = self.seat
-        facts = self.facts
-        for ev in log[self._seen :]:
-            ev = ev.redacted(seat)
-            self._tail.append(ev)
-            if len(self._tail) == BLOCK:
-                self._blocks = (*self._blocks, tuple(self._tail))
-                self._tail = []
-            if isinstance(ev, Show):
-                if ev.suggester == seat and ev.card >= 0:
-                    facts[0] = (*facts[0], (ev.card, ev.refuter))
-                elif ev.refuter == seat:
-                    facts[1] = (*facts[1], (ev.card, ev.suggester))
-            elif isinstance(ev, Reveal):
-                fact = (ev.card, ev.holder if ev.holder >= 0 else NOBODY)
-                if fact not in facts[2]:  # the deck cycles (R24): a second reveal tells nothing new
-                    facts[2] = (*facts[2], fact)
-            elif isinstance(ev, Peek) and ev.seat == seat and ev.card >= 0:
-                fact = (ev.room, ev.card)
-                if fact not in facts[3]:  # looked again: nothing new
-                    facts[3] = (*facts[3], fact)
-        self._seen = len(log)
-        self._snapshot = History._set(object.__new__(History), self._blocks, tuple(self._tail))
-        return self._snapshot
+        shared = self.shared
+        if shared._seen < len(log):
+            shared.fold(log)
+        return shared.snapshot(self.seat)
 
 
-def build_seat_view(game: Game, seat: int, history: SeatHistory, legal: tuple[int, ...]) -> SeatView:
-    """Seat ``seat``'s :class:`SeatView` of ``game`` (``legal``: its legal action indices, or ``()``)."""
+def build_seat_view(game: Game, seat: int, history: SeatHistory, legal: tuple[int, ...] | Legal) -> SeatView:
+    """Seat ``seat``'s :class:`SeatView` of ``game`` (``legal``: its legal action indices, or
+    ``()``, or the engine's :class:`~clue_env.engine.game.Legal` set).
+
+    The view costs almost nothing until it is read: it keeps one immutable tuple of what it is
+    made of (small tuples, numbers, the seat's frozen history, the immutable legal set; nothing
+    of the game's and nothing another seat may not see) and fills its fields from it when any of
+    them is first read, decoding the legal indices then."""
     events = history.sync(game.log)
     static = history._static
-    if static is None:  # what does not change during a game
-        static = history._static = {
-            "seat": seat,
-            "num_players": game.n,
-            "rules": game.cfg.name,
-            "characters": tuple(game.seat_suspect),
-            "hand": tuple(sorted(game.hands[seat])),
-            "hand_sizes": tuple(len(h) for h in game.hands),
-            "max_turns": game.cfg.max_turns,
-            "board_card_rooms": tuple(sorted(game.board_cards)),
-        }
-    over = game.over
-    facts = history.facts
-    view = object.__new__(SeatView)  # a frozen dataclass, filled without its field-by-field __init__
-    d = view.__dict__
-    d.update(static)
-    d.update(
-        phase=game.phase,
-        acting=game.acting,
-        current=game.current,
-        turn=game.turn,
-        tokens=tuple(game.loc),
-        weapons=tuple(game.weapon_loc),
-        eliminated=tuple(game.eliminated),
-        pending=tuple(game.pending) if game.pending is not None else None,
-        dice=tuple(game.dice),
-        roll_total=game.roll_total,
-        shown_to_me=facts[0],
-        shown_by_me=facts[1],
-        revealed=facts[2],
-        peeked=facts[3],
-        events=events,
-        legal=legal,
-        over=over,
-        winner=game.winner,
-        over_reason=game.over_reason if over else None,
-        solution=tuple(game.envelope) if over else None,
+    if static is None:  # what does not change during a game, in _STATIC order
+        static = history._static = (
+            seat,
+            game.n,
+            game.cfg.name,
+            tuple(game.seat_suspect),
+            tuple(sorted(game.hands[seat])),
+            tuple(len(h) for h in game.hands),
+            game.cfg.max_turns,
+            tuple(sorted(game.board_cards)),
+        )
+    over = game.phase == Phase.OVER
+    shared = history.shared
+    mine = shared.facts[seat]
+    pending = game.pending
+    cap = (
+        static,
+        game.phase,
+        game.acting,
+        game.current,
+        game.turn,
+        tuple(game.loc),
+        tuple(game.weapon_loc),
+        tuple(game.eliminated),
+        tuple(pending) if pending is not None else None,
+        tuple(game.dice),
+        game.roll_total,
+        mine[0],
+        mine[1],
+        shared.revealed,
+        mine[2],
+        events,
+        legal if type(legal) is Legal else tuple(legal),  # a Legal is an immutable tuple of flags and the seat's own options
+        over,
+        game.winner,
+        game.over_reason if over else None,
+        tuple(game.envelope) if over else None,
     )
+    view = _new(SeatView)  # a frozen dataclass, filled without its field-by-field __init__
+    _set_dict(view, "__dict__", {_CAPTURE: cap})
     return view
+
+
+#: the fields that do not change during a game, in the order build_seat_view keeps them
+_STATIC = ("seat", "num_players", "rules", "characters", "hand", "hand_sizes", "max_turns", "board_card_rooms")
+#: the other fields, in the order of build_seat_view's tuple (after the static part)
+_DYNAMIC = (
+    "phase", "acting", "current", "turn", "tokens", "weapons", "eliminated", "pending", "dice", "roll_total",
+    "shown_to_me", "shown_by_me", "revealed", "peeked", "events", "legal", "over", "winner", "over_reason", "solution",
+)  # fmt: skip
+_LEGAL_AT = _DYNAMIC.index("legal") + 1
+
+
+def _fill(d: dict[str, Any], cap: tuple[Any, ...]) -> None:
+    """Fill a view's fields from what :func:`build_seat_view` kept (idempotent)."""
+    legal = cap[_LEGAL_AT]
+    if type(legal) is Legal:
+        from .codec import default_codec
+
+        legal = default_codec().indices(legal)
+    d.update(zip(_STATIC, cap[0]))
+    d.update(zip(_DYNAMIC, cap[1:]))
+    d["legal"] = legal
+    d.pop(_CAPTURE, None)
+
+
+_new = object.__new__
+_set_dict = object.__setattr__
 
 
 class SeatInfos(dict):
@@ -392,4 +561,4 @@ class SeatInfos(dict):
         return f"SeatInfos({list(self)})"
 
 
-__all__ = ["BLOCK", "History", "SeatHistory", "SeatInfos", "SeatView", "build_seat_view"]
+__all__ = ["BLOCK", "History", "SeatHistory", "SeatInfos", "SeatView", "SharedLog", "build_seat_view"]
