@@ -38,6 +38,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from ...engine.cards import CARDS, ROOMS, SUSPECTS, WEAPONS
 from ...engine.config import load_rules
@@ -83,7 +84,8 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None) -> 
 
 async def _read_json(request: Request, timeout: float = BODY_TIMEOUT) -> dict[str, Any]:
     """The body as a JSON object: 413 over :data:`MAX_BODY` bytes, 408 (and the connection
-    closed) when it has not all arrived within ``timeout`` seconds, 400 when malformed."""
+    closed) when it has not all arrived within ``timeout`` seconds, 400 when malformed or when the
+    client disconnected before it all arrived (a client gone is not an internal error)."""
     length = request.headers.get("content-length")
     if length is not None:
         if not (length.isascii() and length.isdigit()):
@@ -99,6 +101,10 @@ async def _read_json(request: Request, timeout: float = BODY_TIMEOUT) -> dict[st
             chunk = await asyncio.wait_for(chunks.__anext__(), max(0.0, deadline - loop.time()))
         except StopAsyncIteration:
             break
+        except ClientDisconnect:  # the client went away mid-body: nobody to answer, nothing to log
+            raise ApiError(
+                400, "the client disconnected before its request body arrived", headers={"Connection": "close"}
+            ) from None
         except asyncio.TimeoutError:
             raise ApiError(
                 408, f"the request body did not arrive within {timeout:g} seconds", headers={"Connection": "close"}
