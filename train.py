@@ -10,16 +10,60 @@ run recorded (its ``--timesteps`` and ``--seed`` unless given again). The final 
 ``DIR/policy.pt``: evaluate it with ``python evaluate.py --seats ppo:DIR/policy.pt,notebook,...``.
 
 Every check (the config, every agent spec in it, the output directory, a resumed run's record and
-checkpoint) is made before any work and before anything is written. A run directory is data:
+checkpoint) is made before any work and before anything is written. A Ctrl-C prints one line with
+the command that continues the run (the worker processes leave quietly). A run directory is data:
 resuming reads tensors and numbers from it, never pickled objects.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from typing import Any
+
+#: while :func:`_interruptible` is active: a process forked from this one (an imitation, accusation
+#: or tournament worker, a vec-env worker) exits quietly on Ctrl-C, and the Ctrl-C seen here
+_quiet_children = False
+_interrupted = threading.Event()
+_fork_hook_installed = False
+
+
+def _child_after_fork() -> None:
+    if _quiet_children:
+        # the terminal sends Ctrl-C to every process of the group: a worker leaves without a
+        # traceback (os._exit: no cleanup of the parent's state), and this process reports it once
+        signal.signal(signal.SIGINT, lambda signum, frame: os._exit(128 + signal.SIGINT))
+
+
+@contextlib.contextmanager
+def _interruptible() -> Iterator[None]:
+    """Workers forked inside this block exit quietly on Ctrl-C; a Ctrl-C here is recorded (so that an
+    error it causes on the way out, a worker's closed pipe or a broken pool, is reported as the
+    interruption) and raised as KeyboardInterrupt, as usual."""
+    global _quiet_children, _fork_hook_installed
+    if not _fork_hook_installed and hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=_child_after_fork)
+        _fork_hook_installed = True
+    _interrupted.clear()
+    main_thread = threading.current_thread() is threading.main_thread()
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        _interrupted.set()
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGINT, on_sigint) if main_thread else None
+    _quiet_children = True
+    try:
+        yield
+    finally:
+        _quiet_children = False
+        if main_thread and old is not None:
+            signal.signal(signal.SIGINT, old)
 
 
 def _evaluate(
@@ -47,8 +91,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--timesteps must be >= 0")
     if args.seed is not None and args.seed < 0:
         ap.error("--seed must be >= 0")
-    if args.workers < 1:
-        ap.error("--workers must be at least 1")
+    if not 1 <= args.workers <= 64:
+        ap.error("--workers must be 1..64")
     try:
         import sb3_contrib  # noqa: F401
         import torch  # noqa: F401
@@ -95,23 +139,27 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     resume = f"python train.py --config {args.config} --out {out} --resume"
     try:
-        final = trainer.run()
-    except (ConfigError, ValueError, FileExistsError, FileNotFoundError) as e:
-        print(f"train.py: error: {e}", file=sys.stderr)
-        return 2
-    except OSError as e:  # a full disk, a removed directory: every file is written atomically
-        print(
-            f"train.py: error: {e}\nthe run directory keeps its last checkpoint; once fixed, continue with: {resume}",
-            file=sys.stderr,
-        )
-        return 1
-    except KeyboardInterrupt:
-        print(
-            f"\ntrain.py: interrupted; continue with: {resume}\n(it continues to the run's recorded target, "
-            f"{cfg.ppo.timesteps} PPO timesteps)",
-            file=sys.stderr,
-        )
-        return 130
+        with _interruptible():
+            final = trainer.run()
+    except BaseException as e:
+        if isinstance(e, KeyboardInterrupt) or (_interrupted.is_set() and isinstance(e, Exception)):
+            # one message, whatever the Ctrl-C cut off (a worker's pipe, a pool): no traceback
+            print(
+                f"\ntrain.py: interrupted; continue with: {resume}\n(it continues to the run's recorded target, "
+                f"{cfg.ppo.timesteps} PPO timesteps)",
+                file=sys.stderr,
+            )
+            return 130
+        if isinstance(e, (ConfigError, ValueError, FileExistsError, FileNotFoundError)):
+            print(f"train.py: error: {e}", file=sys.stderr)
+            return 2
+        if isinstance(e, OSError):  # a full disk, a removed directory: every file is written atomically
+            print(
+                f"train.py: error: {e}\nthe run directory keeps its last checkpoint; once fixed, continue with: {resume}",
+                file=sys.stderr,
+            )
+            return 1
+        raise
     print(f"wrote {final}")
     print(f"evaluate it: python evaluate.py --seats ppo:{final},notebook,notebook,notebook --games 1000")
     return 0

@@ -325,8 +325,14 @@ class Trainer:
         return self._writer
 
     def _log(self, msg: str) -> None:
+        """A line of progress: through ``tqdm.write``, which lifts any open progress bar (the PPO
+        bar is open while its evaluations run) above the line and redraws it below, instead of
+        gluing the line onto the bar."""
         if self.progress:
-            print(msg, flush=True)
+            from tqdm import tqdm
+
+            tqdm.write(msg, file=sys.stdout)
+            sys.stdout.flush()
 
     # ------------------------------------------------------------------ imitation
     def _lineups(self) -> list[tuple[list[ActorFactory], list[int]]]:
