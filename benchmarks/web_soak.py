@@ -1,6 +1,6 @@
 """Soak test of the web API (issue 16): many games, concurrent and slow clients, flat memory.
 
-    python benchmarks/web_soak.py [--games 200] [--clients 16] [--slow-clients 3]
+    python benchmarks/web_soak.py [--games 200] [--clients 24] [--slow-clients 3]
                                   [--seconds-limit 120] [--json PATH]
 
 Loopback only. It starts the real server (``create_app`` under uvicorn with
@@ -26,7 +26,8 @@ unchanged; a 429 is honoured (the client waits ``Retry-After``).
    it plays no game). The line-ups mix 2- to 4-player games, both rule sets and games with two
    human seats (one client holds both tokens); a human seat plays a few random non-accusations,
    then accuses. Clients end most finished games with ``DELETE`` and leave every eighth one to
-   the server's finished-game grace. Meanwhile the probe plays "another game" as in 1.
+   the server's finished-game grace (as long as that keeps the server below its 64 games: a 503
+   would be the soak's doing). Meanwhile the probe plays "another game" as in 1.
 3. **Idle again**, as in 1 (the machine may be shared: the idle baseline is both idle windows'
    requests together).
 
@@ -69,6 +70,8 @@ LINEUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
 PROBE_LINEUP = ("classic", ("human", "notebook", "random"))
 #: every how many finished games a client leaves one to the server's finished-game grace (no DELETE)
 KEEP_EVERY = 8
+#: the server's limits the soak stays within: games held, and the finished-game grace (seconds)
+MAX_GAMES, FINISHED_GRACE = 64, 60.0
 MB = 1024 * 1024
 
 
@@ -401,6 +404,23 @@ def load_main(cfg: dict[str, Any]) -> dict[str, Any]:
             claimed[0] += 1
             return claimed[0] - 1
 
+    # games held at once: one live game per playing client and the probe's, plus the finished ones
+    # left to the grace; these are kept below MAX_GAMES (a 503 would be the soak's fault, not the server's)
+    players = cfg["clients"] + sum(1 for j in range(cfg["slow_clients"]) if j % 3 != 2)
+    kept: list[float] = []  # when each game left to the grace was kept
+
+    def keep(played: int) -> bool:
+        """Whether to leave this finished game to the server's grace (no DELETE)."""
+        if played % KEEP_EVERY != KEEP_EVERY - 1:
+            return False
+        with lock:
+            now = time.monotonic()
+            kept[:] = [t for t in kept if now - t < FINISHED_GRACE + 10]
+            if len(kept) + players + 1 >= MAX_GAMES - 4:
+                return False
+            kept.append(now)
+            return True
+
     def player(index: int, kind: str, address: str) -> None:
         rng = np.random.default_rng([cfg["seed"], index])
         client: HttpxClient | RawClient
@@ -427,7 +447,7 @@ def load_main(cfg: dict[str, Any]) -> dict[str, Any]:
                     stats,
                     lambda: time.monotonic() >= deadline,
                     times,
-                    delete=played % KEEP_EVERY != KEEP_EVERY - 1,
+                    delete=not keep(played),
                 )
                 played += 1
                 with lock:
@@ -779,7 +799,7 @@ def report(r: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=200, help="games the soak plays to the end (default 200)")
-    ap.add_argument("--clients", type=int, default=16, help="concurrent clients playing games (default 16)")
+    ap.add_argument("--clients", type=int, default=24, help="concurrent clients playing games (default 24)")
     ap.add_argument("--slow-clients", type=int, default=3, help="slow clients: slow body, slow poll, staller in turn (default 3)")
     ap.add_argument("--seconds-limit", type=float, default=120.0, help="the soak stops creating games after this (default 120)")
     ap.add_argument("--think", type=float, default=0.25, help="seconds a client waits between polls (default 0.25, the page's)")
@@ -804,8 +824,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--games and --clients must be at least 1, --slow-clients >= 0, --seconds-limit > 0")
     if not 0 < args.slow_body_seconds < 5:
         ap.error("--slow-body-seconds must be below the server's 5 s body deadline")
-    if args.clients > 250 or args.slow_clients > 250:
-        ap.error("at most 250 clients of each kind (one loopback address each)")
+    if args.clients + args.slow_clients > MAX_GAMES - 8:
+        ap.error(f"at most {MAX_GAMES - 8} clients in all: the server holds {MAX_GAMES} games")
     r = run(args)
     print(report(r))
     if args.json:
