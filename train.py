@@ -11,7 +11,7 @@ run recorded (its ``--timesteps`` and ``--seed`` unless given again). The final 
 
 Every check (the config, every agent spec in it, the output directory, a resumed run's record and
 checkpoint) is made before any work and before anything is written. A Ctrl-C prints one line with
-the command that continues the run (the worker processes leave quietly). A run directory is data:
+the command that continues the run (the worker processes ignore it and are stopped in order). A run directory is data:
 resuming reads tensors and numbers from it, never pickled objects.
 """
 
@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from typing import Any
 
 #: while :func:`_interruptible` is active: a process forked from this one (an imitation, accusation
-#: or tournament worker, a vec-env worker) exits quietly on Ctrl-C, and the Ctrl-C seen here
+#: or tournament worker, a vec-env worker) ignores Ctrl-C, and the Ctrl-C seen here is recorded
 _quiet_children = False
 _interrupted = threading.Event()
 _fork_hook_installed = False
@@ -35,16 +35,20 @@ _fork_hook_installed = False
 
 def _child_after_fork() -> None:
     if _quiet_children:
-        # the terminal sends Ctrl-C to every process of the group: a worker leaves without a
-        # traceback (os._exit: no cleanup of the parent's state), and this process reports it once
-        signal.signal(signal.SIGINT, lambda signum, frame: os._exit(128 + signal.SIGINT))
+        # The terminal sends Ctrl-C to every process of the group. A worker ignores it and this
+        # process stops the workers in order: a pool's map cancels the games not started and waits
+        # for the running chunk, the vec env closes its workers, a tournament terminates its pool.
+        # (A worker that exits on it instead breaks its pool, and Python 3.11's pool thread then
+        # prints a traceback of its own when map has cancelled the futures.)
+        with contextlib.suppress(ValueError):  # signal.signal needs the main thread
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @contextlib.contextmanager
 def _interruptible() -> Iterator[None]:
-    """Workers forked inside this block exit quietly on Ctrl-C; a Ctrl-C here is recorded (so that an
-    error it causes on the way out, a worker's closed pipe or a broken pool, is reported as the
-    interruption) and raised as KeyboardInterrupt, as usual."""
+    """Workers forked inside this block ignore Ctrl-C (this process stops them); a Ctrl-C here is
+    recorded (so that an error it causes on the way out, such as a half-read pipe, is reported as
+    the interruption) and raised as KeyboardInterrupt, as usual."""
     global _quiet_children, _fork_hook_installed
     if not _fork_hook_installed and hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=_child_after_fork)

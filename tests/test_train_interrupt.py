@@ -84,6 +84,13 @@ def _interrupt(tmp_path, config: str, when: str, workers: int) -> tuple[int, str
     [
         # imitation games recorded by 2 worker processes (ProcessPoolExecutor)
         ("imitation", {"imitation": {"games": 2000}}, "imitation games:", 2),
+        # the accusation stage's games, recorded by 2 worker processes
+        (
+            "accusation",
+            {"imitation": {"games": 0}, "ppo": {"timesteps": 0}, "accusation": {"games": 2000}},
+            "accusation games:",
+            2,
+        ),
         # PPO with its environments in 2 worker processes (GroupedSubprocVecEnv)
         ("ppo", {"imitation": {"games": 0}, "ppo": {"timesteps": 10**7, "checkpoint_every": 10**6}}, "PPO:", 1),
     ],
