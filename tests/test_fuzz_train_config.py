@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import io
 import itertools
 import os
@@ -51,8 +52,8 @@ def _base(name: str) -> dict:
 
 
 #: every (section, key) of the schema, and the top-level keys
-KEYS = [(s, f.name) for s, cls in _SECTIONS.items() for f in __import__("dataclasses").fields(cls)]
-TOP = [f.name for f in __import__("dataclasses").fields(TrainConfig) if f.name not in _SECTIONS]
+KEYS = [(s, f.name) for s, cls in _SECTIONS.items() for f in dataclasses.fields(cls)]
+TOP = [f.name for f in dataclasses.fields(TrainConfig) if f.name not in _SECTIONS]
 SPEC_LISTS = [("ppo", "opponents"), ("eval", "opponents"), ("accusation", "record")]
 LINEUPS = [("imitation", "lineups"), ("accusation", "lineups")]
 
