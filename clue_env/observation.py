@@ -191,7 +191,7 @@ class ObservationEncoder:
         self.buf = np.zeros((n, self.size), dtype=np.float32)
         self.views = [SeatLog(game.log, v) for v in range(n)]
         self._phase = -1
-        self._pulled: tuple[bool, ...] = ()
+        self._pulled: list[bool] = []
         #: perm[v, k] = the seat k places to v's left
         self._perm = np.array([[(v + k) % n for k in range(n)] for v in range(n)], dtype=np.intp)
         self._seen = 0
@@ -253,9 +253,8 @@ class ObservationEncoder:
             self._phase = g.phase
             o = self.L.offset["phase"]
             self.buf[:, o : o + len(Phase)] = self._phase_eye[g.phase]
-        pulled = tuple(g.pulled)
-        if pulled != self._pulled:
-            self._pulled = pulled
+        if g.pulled != self._pulled:  # a list against the copy last written (no tuple per step)
+            pulled = self._pulled = list(g.pulled)
             o = self.L.offset["pulled"]
             self.buf[:, o : o + self.n] = np.array(pulled, dtype=np.float32)[self._perm]
 

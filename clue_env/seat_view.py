@@ -383,26 +383,32 @@ class SharedLog:
             kind = type(ev)
             p = private.get(kind)
             if p is None:
-                p = private[kind] = _is_private(kind)
-            if p:
-                pub = ev.redacted(_EVERYONE)
-                for seat in range(self.n):
-                    mine = ev.redacted(seat)
-                    if mine is not pub and mine != pub:
-                        self.over_at[seat] = (*self.over_at[seat], i)
-                        self.over[seat] = (*self.over[seat], mine)
-                    self._fact(seat, mine)
-                ev = pub
-            elif isinstance(ev, Reveal):
-                fact = (ev.card, ev.holder if ev.holder >= 0 else NOBODY)
-                if fact not in self.revealed:  # the deck cycles (R24): a second reveal tells nothing new
-                    self.revealed = (*self.revealed, fact)
+                p = private[kind] = _is_private(kind) or issubclass(kind, Reveal)
+            if p:  # an event some seat reads differently, or a fact for everyone
+                ev = self._fold_one(i, ev)
             tail.append(ev)
             if len(tail) == BLOCK:
                 self._blocks = (*self._blocks, tuple(tail))
                 tail.clear()
         self._seen = len(log)
         self._snap = None
+
+    def _fold_one(self, i: int, ev: Event) -> Event:
+        """Event ``i`` as everyone may see it, after the overlays and facts it makes."""
+        if not _is_private(type(ev)):
+            if isinstance(ev, Reveal):
+                fact = (ev.card, ev.holder if ev.holder >= 0 else NOBODY)
+                if fact not in self.revealed:  # the deck cycles (R24): a second reveal tells nothing new
+                    self.revealed = (*self.revealed, fact)
+            return ev
+        pub = ev.redacted(_EVERYONE)
+        for seat in range(self.n):
+            mine = ev.redacted(seat)
+            if mine is not pub and mine != pub:
+                self.over_at[seat] = (*self.over_at[seat], i)
+                self.over[seat] = (*self.over[seat], mine)
+            self._fact(seat, mine)
+        return pub
 
     def _fact(self, seat: int, ev: Event) -> None:
         facts = self.facts[seat]
