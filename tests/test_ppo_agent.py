@@ -95,13 +95,14 @@ def test_ppo_accuse_plays_each_shipped_network_with_its_accusation_head():
 def test_shipped_two_player_policy_finishes_its_games_and_beats_random():
     """The 3-6 player policy stalled in the 2-player game (2.0% vs deduction, 397 of 500 games vs
     random truncated); the 2-player policy wins and ends its games."""
-    s = run_tournament(["ppo", "random"], 12, seed=3, rules="edition2023", workers=1, progress=False)
+    # agent_seed fixed: the random opponents' play would otherwise come from fresh entropy (a flaky test)
+    s = run_tournament(["ppo", "random"], 12, seed=3, rules="edition2023", workers=1, progress=False, agent_seed=0)
     assert s["results"]["ppo"]["wins"] >= 11 and s["truncated"] <= 1
     assert s["results"]["ppo"]["wrong_accusations"] == 0
 
 
 def test_shipped_policy_beats_random_in_a_short_tournament():
-    s = run_tournament(["ppo", "random", "random", "random"], 12, seed=3, workers=1, progress=False)
+    s = run_tournament(["ppo", "random", "random", "random"], 12, seed=3, workers=1, progress=False, agent_seed=0)
     assert s["results"]["ppo"]["wins"] >= 11
     assert s["results"]["ppo"]["wrong_accusations"] == 0
 
