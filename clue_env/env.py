@@ -18,7 +18,8 @@ Observations are seat-relative and hold only what R31 lets the seat know
 :class:`~clue_env.seat_view.SeatView`: everything the seat may know, including its own redacted
 history of the game (``.events``; shown cards redacted for everyone but the two seats involved),
 so an agent that is not asked to act for a while still learns everything that happened. It has
-no reference to the game, and costs next to nothing until one of its fields is read. Once the game is over, ``info["winner"]`` names the winner.
+no reference to the game, and costs next to nothing until one of its fields is read. Once the
+game is over, ``info["winner"]`` names the winner.
 
 Rewards: a wrong accusation gives the accuser ``reward_wrong_accusation`` (-1) at once; when
 someone wins, the winner gets ``reward_win`` (+1) and every other seat still in the game
