@@ -121,7 +121,11 @@ def make_setup_commands(*overrides: str) -> list[str]:
     """The commands ``make setup`` would run in a fresh checkout (``make -n -B``: nothing is run)."""
     if shutil.which("make") is None:
         pytest.skip("make is not installed")
-    out = subprocess.run(["make", "-n", "-B", "setup", *overrides], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    # run outside any calling make (``make test`` passes its command-line variables, e.g. .ci/run's
+    # TORCH_INDEX=, down through MAKEFLAGS): only the Makefile's defaults and ``overrides`` count
+    drop = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "TORCH_INDEX", "TORCH_BUILD")
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    out = subprocess.run(["make", "-n", "-B", "setup", *overrides], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     return out.stdout.splitlines()
 
