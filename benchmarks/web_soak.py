@@ -59,6 +59,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 #: (rules, seats) of the soak's games, taken in turn; "human" seats are played by the client
+#: seconds after ``--seconds-limit`` that the games already claimed may take to finish
+FINISH_GRACE = 150.0
+
 LINEUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("classic", ("human", "notebook", "uniform")),
     ("classic", ("human", "uniform", "random", "notebook")),
@@ -383,6 +386,9 @@ def load_main(cfg: dict[str, Any]) -> dict[str, Any]:
     import numpy as np
 
     port, n_games, deadline = cfg["port"], cfg["games"], time.monotonic() + cfg["seconds_limit"]
+    # a game claimed before the deadline may finish after it (a slow poller's two-player game can take
+    # minutes): no new game is claimed after ``deadline``, none is abandoned before ``finish_by``
+    finish_by = deadline + FINISH_GRACE
     stats = Stats()
     lock = threading.Lock()
     claimed = [0]
@@ -445,7 +451,7 @@ def load_main(cfg: dict[str, Any]) -> dict[str, Any]:
                     rng,
                     think,
                     stats,
-                    lambda: time.monotonic() >= deadline,
+                    lambda: time.monotonic() >= finish_by,
                     times,
                     delete=not keep(played),
                 )
@@ -611,7 +617,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             daemon=True,
         )
         probe_thread.start()
-        stdout, _ = load.communicate(timeout=args.seconds_limit + 120)
+        stdout, _ = load.communicate(timeout=args.seconds_limit + FINISH_GRACE + 120)
         soak_end = time.monotonic()
         probe_thread.join(60)
         if load.returncode != 0:
