@@ -19,7 +19,7 @@ import numpy as np
 
 from .engine.board import OFF_BOARD, Board
 from .engine.cards import N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS, ROOM_BASE, WEAPON_BASE
-from .engine.events import NOBODY, Accuse, ClueCard, Event, Move, Pass, Peek, Reveal, Roll, Show, Suggest, Turn, WeaponMoved
+from .engine.events import NOBODY, Accuse, ClueCard, EndTurn, Event, Move, Pass, Peek, Reveal, Roll, Show, Suggest, Turn, WeaponMoved
 from .engine.game import Game, Phase
 
 MAX_SEATS = 6
@@ -207,10 +207,18 @@ class ObservationEncoder:
             ("dice", _MAX_DICE * _FACES),
             ("clue_card", N_CARDS + 1),
         )
-        self._turn_clear = np.concatenate([np.arange(off[k], off[k] + w) for k, w in spans])
-        self._rows = np.arange(n)
-        #: _current_at[s][v] = the column of v's row that marks seat s as the current one
-        self._current_at = [np.array([off["current"] + self.rel[v][s] for v in range(n)]) for s in range(n)]
+        size = self.size
+        #: the flat view of the rows (one-dimensional indexing is the cheap kind)
+        self._flat = self.buf.reshape(-1)
+        clear = np.concatenate([np.arange(off[k], off[k] + w) for k, w in spans])
+        #: every row's columns a new turn clears, as flat indices
+        self._turn_clear = (np.arange(n)[:, None] * size + clear[None, :]).ravel()
+        #: _turn_set[s]: the flat indices a turn of seat s sets to one (roll 0; s as the current seat)
+        self._turn_set = [
+            np.array([v * size + off["roll"] for v in range(n)] + [v * size + off["current"] + self.rel[v][s] for v in range(n)])
+            for s in range(n)
+        ]
+        self._turn_col = off["turn"]
         self._suspect_seat = game.suspect_seat
         buf = self.buf
         for v in range(n):
@@ -230,6 +238,16 @@ class ObservationEncoder:
             self._set_weapon(w, game.weapon_loc[w])
         self._sync_small()
         self.update()
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state.pop("_flat", None)  # a view of buf: rebuilt from the copy's own buf
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        if "_turn_clear" in state:
+            self._flat = self.buf.reshape(-1)
 
     # ------------------------------------------------------------------ pieces
     def _set_loc(self, suspect: int, node: int) -> None:
@@ -268,12 +286,15 @@ class ObservationEncoder:
         off = self.L.offset
         for i in range(self._seen, len(log)):
             ev = log[i]
-            # dispatch on the event type, most frequent first
-            if isinstance(ev, Move):
+            kind = type(ev)  # the event classes are final: an identity test is the cheap dispatch
+            # most frequent first
+            if kind is Move:
                 sus = ev.suspect
                 node = ev.node
                 self._set_loc(sus, node)
-            elif isinstance(ev, Roll):
+            elif kind is EndTurn:
+                continue
+            elif kind is Roll:
                 total = ev.total
                 dice = ev.dice
                 o = off["roll"]
@@ -282,15 +303,15 @@ class ObservationEncoder:
                 for k, face in enumerate(dice[:_MAX_DICE]):
                     if 1 <= face <= _FACES:
                         b[:, o + k * _FACES + face - 1] = 1.0
-            elif isinstance(ev, Turn):
+            elif kind is Turn:
                 # a new turn clears the current seat, the roll, the suggestion, the refuter, the
                 # refuted card, the dice and the clue card (one fancy-indexed write), then marks
                 # roll 0 and the current seat
-                b[:, self._turn_clear] = 0.0
-                b[:, off["turn"]] = ev.turn / g.cfg.max_turns
-                b[:, off["roll"]] = 1.0
-                b[self._rows, self._current_at[ev.seat]] = 1.0
-            elif isinstance(ev, Suggest):
+                flat = self._flat
+                flat[self._turn_clear] = 0.0
+                b[:, self._turn_col] = ev.turn / g.cfg.max_turns
+                flat[self._turn_set[ev.seat]] = 1.0
+            elif kind is Suggest:
                 seat = ev.seat
                 s = ev.suspect
                 w = ev.weapon
@@ -303,7 +324,7 @@ class ObservationEncoder:
                 b[:, o + s] = 1.0
                 b[:, o + N_SUSPECTS + w] = 1.0
                 b[:, o + N_SUSPECTS + N_WEAPONS + r] = 1.0
-            elif isinstance(ev, Pass):
+            elif kind is Pass:
                 j = ev.seat
                 o = off["passed"]
                 for v in range(n):
@@ -311,7 +332,7 @@ class ObservationEncoder:
                         base = o + (self.rel[v][j] - 1) * N_CARDS
                         for c in self._named:
                             b[v, base + c] = 1.0
-            elif isinstance(ev, Show):
+            elif kind is Show:
                 j = ev.refuter
                 sug = ev.suggester
                 card = ev.card
@@ -328,11 +349,11 @@ class ObservationEncoder:
                 b[sug, off["refuted_card"] + card] = 1.0
                 b[j, off["i_showed"] + (self.rel[j][sug] - 1) * N_CARDS + card] = 1.0
                 b[j, off["refuted_card"] + card] = 1.0
-            elif isinstance(ev, WeaponMoved):
+            elif kind is WeaponMoved:
                 w = ev.weapon
                 r = ev.room
                 self._set_weapon(w, r)
-            elif isinstance(ev, Accuse):
+            elif kind is Accuse:
                 seat = ev.seat
                 s = ev.suspect
                 w = ev.weapon
@@ -348,19 +369,19 @@ class ObservationEncoder:
                     b[v, base + N_SUSPECTS + N_WEAPONS + r] = 1.0
                     if not correct:
                         b[v, off["eliminated"] + k] = 1.0
-            elif isinstance(ev, ClueCard):
+            elif kind is ClueCard:
                 card = ev.card
                 o = off["clue_card"]
                 if card >= 0:
                     b[:, o + card] = 1.0
                 b[:, o + N_CARDS] = 1.0
-            elif isinstance(ev, Reveal):
+            elif kind is Reveal:
                 card = ev.card
                 holder = ev.holder
                 o = off["revealed"] + card * (MAX_SEATS + 1)
                 for v in range(n):
                     b[v, o + (self.rel[v][holder] if holder != NOBODY else MAX_SEATS)] = 1.0
-            elif isinstance(ev, Peek):
+            elif kind is Peek:
                 seat = ev.seat
                 card = ev.card
                 b[seat, off["board_seen"] + card] = 1.0
