@@ -19,7 +19,22 @@ import numpy as np
 
 from .engine.board import OFF_BOARD, Board
 from .engine.cards import N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS, ROOM_BASE, WEAPON_BASE
-from .engine.events import NOBODY, Accuse, ClueCard, EndTurn, Event, Move, Pass, Peek, Reveal, Roll, Show, Suggest, Turn, WeaponMoved
+from .engine.events import (
+    NOBODY,
+    Accuse,
+    ClueCard,
+    EndTurn,
+    Event,
+    Move,
+    Pass,
+    Peek,
+    Reveal,
+    Roll,
+    Show,
+    Suggest,
+    Turn,
+    WeaponMoved,
+)
 from .engine.game import Game, Phase
 
 MAX_SEATS = 6
