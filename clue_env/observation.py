@@ -301,15 +301,15 @@ class ObservationEncoder:
         off = self.L.offset
         for i in range(self._seen, len(log)):
             ev = log[i]
-            kind = type(ev)  # the event classes are final: an identity test is the cheap dispatch
-            # most frequent first
-            if kind is Move:
+            # the event classes are final: an identity test of the type is the cheap dispatch
+            # (and mypy narrows on it), most frequent first
+            if type(ev) is Move:
                 sus = ev.suspect
                 node = ev.node
                 self._set_loc(sus, node)
-            elif kind is EndTurn:
+            elif type(ev) is EndTurn:
                 continue
-            elif kind is Roll:
+            elif type(ev) is Roll:
                 total = ev.total
                 dice = ev.dice
                 o = off["roll"]
@@ -318,7 +318,7 @@ class ObservationEncoder:
                 for k, face in enumerate(dice[:_MAX_DICE]):
                     if 1 <= face <= _FACES:
                         b[:, o + k * _FACES + face - 1] = 1.0
-            elif kind is Turn:
+            elif type(ev) is Turn:
                 # a new turn clears the current seat, the roll, the suggestion, the refuter, the
                 # refuted card, the dice and the clue card (one fancy-indexed write), then marks
                 # roll 0 and the current seat
@@ -326,7 +326,7 @@ class ObservationEncoder:
                 flat[self._turn_clear] = 0.0
                 b[:, self._turn_col] = ev.turn / g.cfg.max_turns
                 flat[self._turn_set[ev.seat]] = 1.0
-            elif kind is Suggest:
+            elif type(ev) is Suggest:
                 seat = ev.seat
                 s = ev.suspect
                 w = ev.weapon
@@ -339,7 +339,7 @@ class ObservationEncoder:
                 b[:, o + s] = 1.0
                 b[:, o + N_SUSPECTS + w] = 1.0
                 b[:, o + N_SUSPECTS + N_WEAPONS + r] = 1.0
-            elif kind is Pass:
+            elif type(ev) is Pass:
                 j = ev.seat
                 o = off["passed"]
                 for v in range(n):
@@ -347,7 +347,7 @@ class ObservationEncoder:
                         base = o + (self.rel[v][j] - 1) * N_CARDS
                         for c in self._named:
                             b[v, base + c] = 1.0
-            elif kind is Show:
+            elif type(ev) is Show:
                 j = ev.refuter
                 sug = ev.suggester
                 card = ev.card
@@ -364,11 +364,11 @@ class ObservationEncoder:
                 b[sug, off["refuted_card"] + card] = 1.0
                 b[j, off["i_showed"] + (self.rel[j][sug] - 1) * N_CARDS + card] = 1.0
                 b[j, off["refuted_card"] + card] = 1.0
-            elif kind is WeaponMoved:
+            elif type(ev) is WeaponMoved:
                 w = ev.weapon
                 r = ev.room
                 self._set_weapon(w, r)
-            elif kind is Accuse:
+            elif type(ev) is Accuse:
                 seat = ev.seat
                 s = ev.suspect
                 w = ev.weapon
@@ -384,19 +384,19 @@ class ObservationEncoder:
                     b[v, base + N_SUSPECTS + N_WEAPONS + r] = 1.0
                     if not correct:
                         b[v, off["eliminated"] + k] = 1.0
-            elif kind is ClueCard:
+            elif type(ev) is ClueCard:
                 card = ev.card
                 o = off["clue_card"]
                 if card >= 0:
                     b[:, o + card] = 1.0
                 b[:, o + N_CARDS] = 1.0
-            elif kind is Reveal:
+            elif type(ev) is Reveal:
                 card = ev.card
                 holder = ev.holder
                 o = off["revealed"] + card * (MAX_SEATS + 1)
                 for v in range(n):
                     b[v, o + (self.rel[v][holder] if holder != NOBODY else MAX_SEATS)] = 1.0
-            elif kind is Peek:
+            elif type(ev) is Peek:
                 seat = ev.seat
                 card = ev.card
                 b[seat, off["board_seen"] + card] = 1.0

@@ -38,6 +38,7 @@ from helpers import (
 )
 
 from clue_env import IllegalMoveError
+from clue_env.engine.cards import N_ROOMS
 from clue_env.engine.config import load_rules
 
 
@@ -488,3 +489,49 @@ def test_R22_2023_stay_is_classic_only_when_pulled():
     e = make23(3, tokens={"scarlet": "ballroom"})
     roll2(e, 2, 3)
     assert "stay" in legal(e)
+
+
+# ---------------------------------------------------------------- the search against a brute force
+def _brute_destinations(board, start, steps, blocked, exact, forbidden):  # type: ignore[no-untyped-def]
+    """Every sequence of single moves, straight from R16-R19: squares one may stop on, rooms one
+    may enter (no square twice, no occupied square, a room ends the move)."""
+    squares: set[int] = set()
+    rooms: set[int] = set()
+
+    def walk(node: int, used: int, visited: frozenset[int]) -> None:
+        if node >= N_ROOMS and node != start and (used == steps or (not exact and used >= 1)):
+            squares.add(node)
+        if used == steps:
+            return
+        for room in board.door_rooms[node] if node >= N_ROOMS else ():
+            if room != forbidden:
+                rooms.add(room)
+        nexts = board.room_doors[node] if node < N_ROOMS else board.square_nbrs[node]
+        for nb in nexts:
+            if nb not in visited and nb not in blocked:
+                walk(nb, used + 1, visited | {nb})
+
+    walk(start, 0, frozenset({start}))
+    return tuple(sorted(squares)), tuple(sorted(rooms))
+
+
+@pytest.mark.parametrize("exact", [True, False], ids=["classic_exact", "2023_up_to"])
+def test_R16_R17_R18_R19_search_matches_a_brute_force_walk(exact: bool) -> None:
+    """The memoised search (with blockers at exactly the roll's distance left out of the memo
+    key and dropped afterwards) gives what walking every path by hand gives."""
+    import random
+
+    from clue_env.engine.board import classic_board
+
+    board = classic_board()
+    rnd = random.Random(16 + exact)
+    for _ in range(400):
+        start = rnd.randrange(board.n_nodes)
+        steps = rnd.randint(1, 6)
+        dist = board.dist_to_square[start]
+        around = [q for q in range(N_ROOMS, board.n_nodes) if q != start and dist[q] <= steps]
+        blocked = frozenset(rnd.sample(around, min(len(around), rnd.randint(0, 5))))
+        forbidden = start if start < N_ROOMS else -1
+        want = _brute_destinations(board, start, steps, blocked, exact, forbidden)
+        assert board.destinations(start, steps, blocked, exact, forbidden) == want, (start, steps, sorted(blocked))
+        assert board._search(start, steps, blocked, exact, forbidden) == want

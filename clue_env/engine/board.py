@@ -114,13 +114,28 @@ class Board:
         sorted ascending.
         """
         dist = self.dist_to_square[start]
-        near = tuple(sorted(b for b in blocked if dist[b] <= steps))
-        key = (start, steps, exact, forbidden_room, near)
-        hit = self._cache.get(key)
-        if hit is not None:
-            return hit
-        res = self._search(start, steps, frozenset(near), exact, forbidden_room)
-        self._cache.put(key, res)
+        # A token more than ``steps`` away changes nothing; one exactly ``steps`` away can only
+        # be where a path ends (reaching it spends every move), so it removes itself from the
+        # squares and nothing else: the search (and its memo key) leaves it out, and the result
+        # drops it afterwards.
+        near = []
+        edge = []
+        for b in blocked:
+            d = dist[b]
+            if d < steps:
+                near.append(b)
+            elif d == steps:
+                edge.append(b)
+        near.sort()
+        key = (start, steps, exact, forbidden_room, tuple(near))
+        res = self._cache.get(key)
+        if res is None:
+            res = self._search(start, steps, frozenset(near), exact, forbidden_room)
+            self._cache.put(key, res)
+        if edge:
+            squares = res[0]
+            if any(b in squares for b in edge):
+                res = (tuple(q for q in squares if q not in edge), res[1])
         return res
 
     def _search(
@@ -139,26 +154,46 @@ class Board:
         nbrs = self.square_nbrs
         door_rooms = self.door_rooms
         if exact:
+            add = squares.add
 
+            # Every simple path of exactly ``rem`` squares (no square twice, R17); standing on a
+            # door square with a move left, the token may enter that room instead (R19). The
+            # last two levels are unrolled: that is where nearly all the calls were.
             def dfs(node: int, left: int, visited: set[int]) -> None:
-                for room in door_rooms[node]:
-                    if room != forbidden:
-                        rooms.add(room)
+                dr = door_rooms[node]
+                if dr:
+                    rooms.update(dr)
+                if left == 2:
+                    for nb in nbrs[node]:
+                        if nb not in visited and nb not in blocked:
+                            dr = door_rooms[nb]
+                            if dr:
+                                rooms.update(dr)
+                            for nb2 in nbrs[nb]:
+                                if nb2 not in visited and nb2 not in blocked:
+                                    add(nb2)
+                    return
+                left -= 1
                 for nb in nbrs[node]:
-                    if nb in visited or nb in blocked:
-                        continue
-                    if left == 1:
-                        squares.add(nb)
-                    else:
+                    if nb not in visited and nb not in blocked:
                         visited.add(nb)
-                        dfs(nb, left - 1, visited)
+                        dfs(nb, left, visited)
                         visited.discard(nb)
 
             for first in firsts:
-                if first != start and rem == 0:
-                    squares.add(first)
-                elif rem > 0:
+                if rem == 0:
+                    if first != start:
+                        add(first)
+                elif rem == 1:
+                    dr = door_rooms[first]
+                    if dr:
+                        rooms.update(dr)
+                    for nb in nbrs[first]:
+                        if nb not in blocked:  # never ``first`` itself: no square neighbours itself
+                            add(nb)
+                else:
                     dfs(first, rem, {first})
+            rooms.discard(forbidden)
         else:
             seen = {f: 0 for f in firsts}
             queue = deque(firsts)
