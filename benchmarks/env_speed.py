@@ -10,7 +10,9 @@ Random legal games through ``clue_env.env()`` (the wrapped env) and ``clue_env.r
 next to uniformly random ``connect_four_v3`` and ``texas_holdem_v4`` through their ``env()``.
 Every env runs the same loop (``last()``, pick from the mask, ``step()``), interleaved in
 rounds so that machine noise hits them alike. Prints moves/s, games/s and ratios to
-connect_four; ``--json`` also writes them. ``--clock cpu`` times with this process's CPU time
+connect_four (over all rounds, and the median of each round's own ratio with its range: on a
+shared host, many short rounds and the median read steadier than a few long ones); ``--json``
+also writes them. ``--clock cpu`` times with this process's CPU time
 instead of the wall clock: on a machine other jobs are loading, the time the process waits for a
 core then counts for nobody, and the figures (ratios included) vary far less.
 
@@ -86,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
     totals = {name: [0, 0, 0.0] for name, _, _ in cases}
+    per_round: dict[str, list[float]] = {name: [] for name, _, _ in cases}
     for rnd in range(args.rounds):
         for name, make, forbid in cases:
             m, g, dt = _run(make, args.seconds, forbid, seed=1000 * rnd, clock=clock)
@@ -93,14 +96,33 @@ def main(argv: list[str] | None = None) -> int:
             t[0] += m
             t[1] += g
             t[2] += dt
-    base = totals[cases[0][0]][0] / totals[cases[0][0]][2]
+            per_round[name].append(m / dt)
+    c4 = cases[0][0]
+    base = totals[c4][0] / totals[c4][2]
     rows = {}
-    print(f"{'env':<40} {'moves/s':>10} {'games/s':>9} {'moves/game':>10} {'x connect4':>10}")
+    print(
+        f"{'env':<40} {'moves/s':>10} {'games/s':>9} {'moves/game':>10} {'x connect4':>10}"
+        f"   per round: median [min, max]"
+    )
     for name, _, _ in cases:
         m, g, dt = totals[name]
         rate = m / dt
-        rows[name] = {"moves_per_s": rate, "games_per_s": g / dt, "moves_per_game": m / max(g, 1), "ratio": rate / base}
-        print(f"{name:<40} {rate:>10.0f} {g / dt:>9.1f} {m / max(g, 1):>10.1f} {rate / base:>10.2f}")
+        # each round's ratio to that round's connect_four: a burst of load on the host then
+        # moves one round, and the median of the rounds hardly at all
+        ratios = [r / b for r, b in zip(per_round[name], per_round[c4])]
+        med = float(np.median(ratios))
+        rows[name] = {
+            "moves_per_s": rate,
+            "games_per_s": g / dt,
+            "moves_per_game": m / max(g, 1),
+            "ratio": rate / base,
+            "ratio_median": med,
+            "ratio_rounds": ratios,
+        }
+        print(
+            f"{name:<40} {rate:>10.0f} {g / dt:>9.1f} {m / max(g, 1):>10.1f} {rate / base:>10.2f}"
+            f"   {med:.2f} [{min(ratios):.2f}, {max(ratios):.2f}]"
+        )
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(rows, f, indent=2)

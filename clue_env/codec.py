@@ -15,7 +15,7 @@ from .engine.board import Board, classic_board
 from .engine.cards import N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS
 from .engine.errors import InvalidActionTextError
 from .engine.game import Legal
-from .engine.lru import LRUCache
+from .engine.memo_cache import MemoCache
 from .engine.types import Card, Room, Suspect, Weapon
 
 
@@ -58,7 +58,7 @@ class ActionCodec:
         self._index: dict[Action, int] = {a: i for i, a in enumerate(self.actions)}
         self.accuse_slice = slice(self.ACCUSE, self.ACCUSE + self.size["accuse"])
         #: memoised masks (about 700 bytes each: 16,384 entries, ~12 MB)
-        self._mask_cache: LRUCache[Legal, np.ndarray] = LRUCache(16_384)
+        self._mask_cache: MemoCache[Legal, np.ndarray] = MemoCache(16_384)
 
     # ---------------------------------------------------------------- named indices
     def enter(self, room: Room) -> int:

@@ -192,6 +192,10 @@ class ObservationEncoder:
         dist = np.array(board.dist_to_room, dtype=np.float32) / _DIST_SCALE
         self._room_dist = np.vstack([np.minimum(dist, 1.0), np.ones((1, N_ROOMS), np.float32)])
         self._phase_eye = np.eye(len(Phase), dtype=np.float32)
+        #: the phase one-hot rows, a list (indexing a list with the IntEnum is the cheap kind)
+        self._phase_rows = list(self._phase_eye)
+        self._n_phases = len(Phase)
+        self._phase_off = LAYOUT.offset["phase"]
         self._roll_eye = np.eye(_MAX_ROLL + 1, dtype=np.float32)
         self.buf = np.zeros((1, self.size), dtype=np.float32)
         self.views: list[SeatLog] = []
@@ -282,10 +286,11 @@ class ObservationEncoder:
 
     def _sync_small(self) -> None:
         g = self.game
-        if g.phase != self._phase:
-            self._phase = g.phase
-            o = self.L.offset["phase"]
-            self.buf[:, o : o + len(Phase)] = self._phase_eye[g.phase]
+        phase = g.phase
+        if phase != self._phase:
+            self._phase = phase
+            o = self._phase_off
+            self.buf[:, o : o + self._n_phases] = self._phase_rows[phase]
         if g.pulled != self._pulled:  # a list against the copy last written (no tuple per step)
             pulled = self._pulled = list(g.pulled)
             o = self.L.offset["pulled"]

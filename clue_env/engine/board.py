@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 
 from .cards import N_ROOMS, ROOMS, SUSPECTS
-from .lru import LRUCache
+from .memo_cache import MemoCache
 
 OFF_BOARD = -1
 _WALKABLE = set(".123456")
@@ -68,7 +68,7 @@ class Board:
     #: fewest moves from a node to stand on each hallway node (rooms: 1 to step out), by node id
     dist_to_square: tuple[tuple[int, ...], ...] = field(repr=False)
     #: memoised move searches (about 700 bytes each: 32,768 entries, ~23 MB)
-    _cache: LRUCache = field(default_factory=lambda: LRUCache(32_768), repr=False)
+    _cache: MemoCache = field(default_factory=lambda: MemoCache(32_768), repr=False)
 
     @property
     def n_nodes(self) -> int:
