@@ -191,6 +191,12 @@ class ObservationEncoder:
         self._loc_feat = _loc_features(board)
         dist = np.array(board.dist_to_room, dtype=np.float32) / _DIST_SCALE
         self._room_dist = np.vstack([np.minimum(dist, 1.0), np.ones((1, N_ROOMS), np.float32)])
+        assert OFF_BOARD == -1  # the tables' last rows are the off-board ones
+        #: the same tables as lists of rows (a list lookup, not a numpy view, per move)
+        self._loc_rows = list(self._loc_feat)
+        self._dist_rows = list(self._room_dist)
+        self._loc_off = LAYOUT.offset["suspect_loc"]
+        self._dist_off = LAYOUT.offset["my_room_dist"]
         self._phase_eye = np.eye(len(Phase), dtype=np.float32)
         #: the phase one-hot rows, a list (indexing a list with the IntEnum is the cheap kind)
         self._phase_rows = list(self._phase_eye)
@@ -270,13 +276,13 @@ class ObservationEncoder:
 
     # ------------------------------------------------------------------ pieces
     def _set_loc(self, suspect: int, node: int) -> None:
-        o = self.L.offset["suspect_loc"] + suspect * _LOC_W
-        feat = self._loc_feat[node if node != OFF_BOARD else -1]
-        self.buf[:, o : o + _LOC_W] = feat
+        # OFF_BOARD is -1: the last row of both tables is the off-board one
+        o = self._loc_off + suspect * _LOC_W
+        self.buf[:, o : o + _LOC_W] = self._loc_rows[node]
         seat = self._suspect_seat[suspect]
         if seat >= 0:
-            o = self.L.offset["my_room_dist"]
-            self.buf[seat, o : o + N_ROOMS] = self._room_dist[node if node != OFF_BOARD else -1]
+            o = self._dist_off
+            self.buf[seat, o : o + N_ROOMS] = self._dist_rows[node]
 
     def _set_weapon(self, weapon: int, room: int) -> None:
         o = self.L.offset["weapon_loc"] + weapon * N_ROOMS

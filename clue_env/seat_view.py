@@ -492,7 +492,7 @@ def build_seat_view(game: Game, seat: int, history: SeatHistory, legal: tuple[in
         tuple(game.weapon_loc),
         tuple(game.eliminated),
         tuple(pending) if pending is not None else None,
-        tuple(game.dice),
+        game.dice,  # a tuple (the engine replaces it, never changes it)
         game.roll_total,
         mine[0],
         mine[1],

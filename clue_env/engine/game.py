@@ -365,8 +365,10 @@ class Game:
 
     def blocked_squares(self, seat: int) -> set[int]:
         """Hallway squares holding tokens other than ``seat``'s (R18)."""
-        mine = self.seat_suspect[seat]
-        return {node for t, node in enumerate(self.loc) if t != mine and node >= N_ROOMS}
+        loc = self.loc
+        out = {node for node in loc if node >= N_ROOMS}
+        out.discard(loc[self.seat_suspect[seat]])  # no two tokens share a hallway square (R18)
+        return out
 
     def toward_target(self, room: int) -> int:
         sq, rm = self.dests
