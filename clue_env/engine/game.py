@@ -100,6 +100,16 @@ class Legal(NamedTuple):
 
 
 _NO_LEGAL = Legal()
+#: the legal sets made of flags alone, built once (most positions have one of them)
+_START_LEGAL = {
+    (passage, stay, accuse): Legal(roll=True, passage=passage, stay=stay, accuse=accuse)
+    for passage in (False, True)
+    for stay in (False, True)
+    for accuse in (False, True)
+}
+_ROLL_ONLY = Legal(roll=True)
+_SUGGEST_LEGAL = {accuse: Legal(suggest=True, end=True, accuse=accuse) for accuse in (False, True)}
+_ACCUSE_LEGAL = {accuse: Legal(end=True, accuse=accuse) for accuse in (False, True)}
 
 
 class Game:
@@ -278,14 +288,10 @@ class Game:
         seat = self.current
         if ph == Phase.START:
             if self.cfg.roll_first:  # R12: the 2023 turn begins with the roll
-                return Legal(roll=True)
+                return _ROLL_ONLY
             my = self.loc[self.seat_suspect[seat]]
-            return Legal(
-                roll=True,
-                passage=0 <= my < N_ROOMS and self.board.passage[my] >= 0,
-                stay=self._may_stay(seat),
-                accuse=self.can_accuse(seat),
-            )
+            passage = 0 <= my < N_ROOMS and self.board.passage[my] >= 0
+            return _START_LEGAL[passage, self._may_stay(seat), self.can_accuse(seat)]
         if ph == Phase.MOVE:
             sq, rm = self.dests
             if not self.cfg.roll_first:
@@ -301,11 +307,11 @@ class Game:
                 accuse=self.can_accuse(seat),
             )
         if ph == Phase.SUGGEST:
-            return Legal(suggest=True, end=True, accuse=self.can_accuse(seat))
+            return _SUGGEST_LEGAL[self.can_accuse(seat)]
         if ph == Phase.REFUTE:
             return Legal(show=self.refute_cards)
         if ph == Phase.ACCUSE:
-            return Legal(end=True, accuse=self.can_accuse(seat))
+            return _ACCUSE_LEGAL[self.can_accuse(seat)]
         return _NO_LEGAL
 
     def _may_stay(self, seat: int) -> bool:
