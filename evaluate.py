@@ -1,7 +1,7 @@
 """Play a tournament and report win rates with 95% confidence intervals (SPEC "Scripts").
 
     python evaluate.py --seats SPEC,SPEC,... --games N [--seed S] [--rules classic] [--json PATH]
-                       [--chart PATH] [--workers W] [--control SPEC]
+                       [--chart PATH] [--workers W] [--control SPEC] [--replays DIR]
     python evaluate.py --league SPEC,SPEC,... [--players P] --games N ...
 
 With no arguments it runs the shipped policy (``ppo``) against the scripted baselines. Seats are
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import sys
 from typing import Any
 
@@ -76,6 +77,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--workers", type=int, default=None, help="processes (default: 2, both cores)")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    ap.add_argument(
+        "--replays",
+        default=None,
+        metavar="DIR",
+        help="write one replay file per game in DIR (made if missing; see docs/replays.md): python play.py --replay FILE",
+    )
     args = ap.parse_args(argv)
     if args.games < 1:
         ap.error("--games must be at least 1")
@@ -97,9 +104,21 @@ def main(argv: list[str] | None = None) -> int:
         problem = check_output(path, what) if path else None
         if problem:
             ap.error(problem)
+    if args.replays is not None:
+        if not args.replays:
+            ap.error("--replays needs a directory")
+        if os.path.exists(args.replays) and not os.path.isdir(args.replays):
+            ap.error(f"--replays {args.replays!r} exists and is not a directory: give a directory for the replay files")
+        try:
+            os.makedirs(args.replays, exist_ok=True)
+        except OSError as e:
+            print(f"evaluate.py: error: cannot make --replays {args.replays!r}: {e.strerror or e}", file=sys.stderr)
+            return 1
     common: dict[str, Any] = dict(
         rules=args.rules, seed=args.seed, workers=args.workers, progress=not args.quiet, agent_seed=args.agent_seed
     )
+    if args.replays is not None:
+        common["replays"] = args.replays
     try:
         if args.league is not None:
             from agents.league import format_league, plot_league, run_league
@@ -115,9 +134,15 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         print(f"evaluate.py: error: {e}", file=sys.stderr)
         return 2
+    except OSError as e:
+        if args.replays is None:
+            raise
+        print(f"evaluate.py: error: cannot write a replay in {args.replays!r}: {e.strerror or e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt as e:
         done = getattr(e, "games_done", None)
-        print(f"\nevaluate.py: interrupted{f' after {done} finished games' if done is not None else ''}; nothing written",
+        kept = f" but the replays of finished games in {args.replays}" if args.replays is not None else ""
+        print(f"\nevaluate.py: interrupted{f' after {done} finished games' if done is not None else ''}; nothing written{kept}",
               file=sys.stderr)  # fmt: skip
         return 130
     print(table)

@@ -102,9 +102,11 @@ def run_league(
     workers: int | None = None,
     progress: bool = True,
     agent_seed: int | None = None,
+    replays: str | None = None,
 ) -> dict[str, Any]:
     """Play a league (see the module docstring) and summarise it: the tournament's usual fields
-    (``results`` per seat-game) plus ``"league": true`` and ``"ratings"``."""
+    (``results`` per seat-game) plus ``"league": true`` and ``"ratings"``. ``replays``: a
+    directory to write one replay file per game in."""
     import secrets
 
     from openskill import __version__ as openskill_version
@@ -114,7 +116,9 @@ def run_league(
     if agent_seed is None:
         agent_seed = secrets.randbits(63)
     schedule = league_schedule(specs, p)
-    main, _ = play_schedule(schedule, games, rules=rules, seed=seed, workers=workers, progress=progress, agent_seed=agent_seed)
+    main, _ = play_schedule(
+        schedule, games, rules=rules, seed=seed, workers=workers, progress=progress, agent_seed=agent_seed, replays=replays
+    )
     summary = summarise(schedule.specs, main, rules, num_players=p)
     summary["seats"] = list(specs)
     summary.update(seating_summary(schedule))

@@ -150,30 +150,40 @@ def play_game(
     agent_seed: int | None = None,
     *,
     control: str | None = None,
+    replays: str | None = None,
 ) -> GameResult:
     """Play game ``index`` of a tournament (seats from the balanced seating cycle of ``specs``, or
     from a :class:`Schedule`; the env reset with ``seed + index``). With ``control``, the
     candidate's seats (the first-listed spec's) are played by ``control`` instead. Agents' seeds
     come from ``agent_seed`` (fresh entropy when ``None``), never from ``seed``: see
-    :func:`run_tournament`."""
+    :func:`run_tournament`. ``replays``: a directory to write the game's replay file in."""
     schedule = specs if isinstance(specs, Schedule) else Schedule.of(specs)
     seats = schedule.seats(index)
     if control is not None:
         seats = [control if s == schedule.candidate else s for s in seats]
-    return play_seats(seats, rules, seed, index, agent_seed, control=control is not None)
+    return play_seats(seats, rules, seed, index, agent_seed, control=control is not None, replays=replays)
 
 
 def play_seats(
-    seats: list[str], rules: str | RulesConfig, seed: int, index: int, agent_seed: int | None, *, control: bool = False
+    seats: list[str],
+    rules: str | RulesConfig,
+    seed: int,
+    index: int,
+    agent_seed: int | None,
+    *,
+    control: bool = False,
+    replays: str | None = None,
 ) -> GameResult:
-    """Play one game with these agents in these seats (env seed ``seed + index``)."""
+    """Play one game with these agents in these seats (env seed ``seed + index``); with
+    ``replays``, also write its replay file in that directory (:func:`record_game`)."""
     import time
 
     from agents import make_agent
 
     p = len(seats)
     env = clue_env.raw_env(num_players=p, rules=rules)
-    agents = [make_agent(spec, seat=i, num_players=p, rules=env.rules, seed=agent_seed_for(agent_seed, index, i))
+    agent_seeds = [agent_seed_for(agent_seed, index, i) for i in range(p)]
+    agents = [make_agent(spec, seat=i, num_players=p, rules=env.rules, seed=agent_seeds[i])
               for i, spec in enumerate(seats)]  # fmt: skip
     for a in agents:
         a.reset()
@@ -182,6 +192,8 @@ def play_seats(
     t0 = time.perf_counter()
     decisions = 0
     names = env.possible_agents
+    if replays is not None:
+        decisions = record_game(env, agents, seats, agent_seeds, seed + index, index, control, replays)
     while not g.over:
         seat = g.acting
         name = names[seat]
@@ -193,6 +205,40 @@ def play_seats(
         if isinstance(ev, Accuse) and not ev.correct:
             wrong[ev.seat] += 1
     return GameResult(index, seats, g.winner, g.turn, g.truncated, wrong, decisions, time.perf_counter() - t0, control)
+
+
+def record_game(
+    env: Any, agents: Sequence[Any], seats: Sequence[str], agent_seeds: Sequence[int], seed: int, index: int,
+    control: bool, directory: str,
+) -> int:  # fmt: skip
+    """Play the game in ``env`` to its end, recording every decision (and each agent's own
+    account of it, where it gives one: ``Agent.account``), then write its replay file
+    (:func:`clue_env.replay.replay_name`) in ``directory``. The number of decisions."""
+    from clue_env.replay import make_replay, outcome_of, replay_name, write_replay
+
+    for a in agents:
+        a.explain = True
+    g = env.game
+    names = env.possible_agents
+    actions: list[int] = []
+    actors: list[int] = []
+    accounts: list[dict[str, Any] | None] = []
+    while not g.over:
+        seat = g.acting
+        name = names[seat]
+        agent = agents[seat]
+        action = agent.act(env.observe(name), env.infos[name])
+        account = getattr(agent, "account", None)
+        accounts.append(account() if account is not None else None)
+        env.step(action)
+        actions.append(int(action))
+        actors.append(int(seat))
+    doc = make_replay(
+        rules=env.rules, num_players=len(seats), seed=seed, seats=list(zip(seats, agent_seeds)), actions=actions,
+        actors=actors, outcome=outcome_of(env), accounts=accounts, game=index,
+    )  # fmt: skip
+    write_replay(os.path.join(directory, replay_name(index, seed, control)), doc)
+    return len(actions)
 
 
 def agent_seed_for(agent_seed: int | None, index: int, seat: int) -> int:
@@ -230,15 +276,19 @@ def _run_pool(jobs: Iterator[tuple[Any, ...]], workers: int, results: list[GameR
         raise
 
 
-def _chunk(args: tuple[Schedule, Any, int, list[int], int, str | None]) -> list[GameResult]:
-    schedule, rules, seed, indices, agent_seed, control = args
-    return [r for i in indices for r in _play_index(schedule, rules, seed, i, agent_seed, control)]
+def _chunk(args: tuple[Schedule, Any, int, list[int], int, str | None, str | None]) -> list[GameResult]:
+    schedule, rules, seed, indices, agent_seed, control, replays = args
+    return [r for i in indices for r in _play_index(schedule, rules, seed, i, agent_seed, control, replays)]
 
 
-def _play_index(schedule: Schedule, rules: Any, seed: int, index: int, agent_seed: int, control: str | None) -> list[GameResult]:
+def _play_index(
+    schedule: Schedule, rules: Any, seed: int, index: int, agent_seed: int, control: str | None, replays: str | None = None
+) -> list[GameResult]:
     """Game ``index``, and its control replay when asked for."""
-    main = play_game(schedule, rules, seed, index, agent_seed)
-    return [main] if control is None else [main, play_game(schedule, rules, seed, index, agent_seed, control=control)]
+    main = play_game(schedule, rules, seed, index, agent_seed, replays=replays)
+    if control is None:
+        return [main]
+    return [main, play_game(schedule, rules, seed, index, agent_seed, control=control, replays=replays)]
 
 
 @dataclass
@@ -280,16 +330,23 @@ def play_schedule(
     progress: bool = True,
     agent_seed: int,
     control: str | None = None,
+    replays: str | None = None,
 ) -> tuple[list[GameResult], list[GameResult]]:
     """Play games ``0 .. games-1`` of ``schedule`` (and their control replays): the results in
     game order, main and control apart. Ctrl-C raises ``KeyboardInterrupt`` with ``games_done``
-    (games played, control replays included) set."""
+    (games played, control replays included) set. ``replays``: a directory (made if missing)
+    to write one replay file per game in (:func:`record_game`)."""
     from tqdm import tqdm
 
     workers = workers or min(2, os.cpu_count() or 1)
     chunk = max(1, min(25, games // (workers * 8) or 1))
     # jobs are made as they are needed (a huge --games costs no memory up front)
-    jobs = ((schedule, rules, seed, list(range(i, min(games, i + chunk))), agent_seed, control) for i in range(0, games, chunk))
+    if replays is not None:
+        os.makedirs(replays, exist_ok=True)
+    jobs = (
+        (schedule, rules, seed, list(range(i, min(games, i + chunk))), agent_seed, control, replays)
+        for i in range(0, games, chunk)
+    )
     results: list[GameResult] = []
     total = games * (2 if control is not None else 1)
     bar = tqdm(total=total, unit="game", disable=not progress, desc="tournament")
@@ -297,7 +354,7 @@ def play_schedule(
         if workers == 1:
             for job in jobs:
                 for i in job[3]:  # one game at a time, so an interruption knows what finished
-                    res = _play_index(schedule, rules, seed, i, agent_seed, control)
+                    res = _play_index(schedule, rules, seed, i, agent_seed, control, replays)
                     results += res
                     bar.update(len(res))
         else:
@@ -321,6 +378,7 @@ def run_tournament(
     progress: bool = True,
     agent_seed: int | None = None,
     control: str | None = None,
+    replays: str | None = None,
 ) -> dict[str, Any]:
     """Play ``games`` games and summarise them in the SPEC's JSON shape (plus extras).
 
@@ -331,7 +389,8 @@ def run_tournament(
 
     ``control``: play every game again (same deal, same seats, same agents' seeds) with the
     first-listed spec's seats played by ``control``; the summary gains ``"control"`` (see
-    :func:`control_summary`).
+    :func:`control_summary`). ``replays``: a directory to write one replay file per game in
+    (control games too, named ``..._control.json``).
     """
     if not 2 <= len(specs) <= 6:
         raise ValueError(f"a tournament needs 2-6 seats, got {len(specs)}: {specs}")
@@ -340,8 +399,9 @@ def run_tournament(
         agent_seed = secrets.randbits(63)
     schedule = Schedule.of(specs)
     main, replays = play_schedule(
-        schedule, games, rules=rules, seed=seed, workers=workers, progress=progress, agent_seed=agent_seed, control=control
-    )
+        schedule, games, rules=rules, seed=seed, workers=workers, progress=progress, agent_seed=agent_seed, control=control,
+        replays=replays,
+    )  # fmt: skip
     summary = summarise(specs, main, rules)
     summary.update(seating_summary(schedule))
     if control is not None:
