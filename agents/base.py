@@ -23,6 +23,9 @@ class Agent(ABC):
 
     #: the text spec the agent was built from (set by ``make_agent``)
     spec: str = ""
+    #: set by whoever wants :meth:`account` after each decision (``evaluate.py --replays``); an
+    #: agent may keep what its account needs only then, so that ordinary games pay nothing
+    explain: bool = False
 
     def __init__(self, seat: int, num_players: int, rules: str | RulesConfig = "classic", seed: int | None = None) -> None:
         self.seat = seat
@@ -38,6 +41,11 @@ class Agent(ABC):
     @abstractmethod
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         """A legal action index for what the seat was given."""
+
+    def account(self) -> dict[str, Any] | None:
+        """The agent's own account of its last decision, as plain JSON data (``None``: it gives
+        none). Only what the seat itself knew or believed (R31); reading it changes nothing."""
+        return None
 
 
 def legal_actions(observation: dict[str, np.ndarray]) -> np.ndarray:

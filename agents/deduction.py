@@ -27,9 +27,10 @@ import numpy as np
 
 from clue_env.codec import default_codec
 from clue_env.engine.board import classic_board
-from clue_env.engine.cards import N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS, ROOM_BASE, WEAPON_BASE
+from clue_env.engine.cards import CARDS, N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS, ROOM_BASE, WEAPON_BASE
 from clue_env.engine.game import Phase
 from clue_env.engine.knowledge import Contradiction
+from clue_env.engine.marginals import approx_marginals
 from clue_env.engine.witness import Witness
 from clue_env.seat_view import SeatView
 
@@ -56,6 +57,8 @@ STAY_TOLERANCE = 0.999
 #: random tie-breaking noise between equally informative suggestions
 TIE_NOISE = 1e-9
 BOARD = classic_board()
+#: envelope candidates of each kind in an account of a decision (replays)
+ACCOUNT_TOP = 3
 _BIG = 99
 _LN = np.log
 
@@ -246,6 +249,22 @@ class DeductionAgent(Agent):
                 return self._move_2023(view, mask, k, phase)
             return self._move(view, mask, k, phase)
         return CODEC.END
+
+    def account(self) -> dict[str, Any] | None:
+        """Its envelope probabilities (the top :data:`ACCOUNT_TOP` cards of each kind) from the
+        evidence of its last decision (fast marginals on a copy: its own state is untouched)."""
+        if self.witness is None:
+            return None
+        k = self.witness.knowledge.copy()
+        try:
+            env = approx_marginals(k)[:, k.ENV]
+        except Contradiction:
+            return None
+        out: dict[str, Any] = {"agent": "deduction", "solved": k.envelope_certain() is not None}
+        for kind, lo, hi in (("suspect", 0, WEAPON_BASE), ("weapon", WEAPON_BASE, ROOM_BASE), ("room", ROOM_BASE, N_CARDS)):
+            order = sorted(range(lo, hi), key=lambda c: -env[c])[:ACCOUNT_TOP]
+            out[kind] = [[CARDS[c], round(float(env[c]), 4)] for c in order if env[c] > 0]
+        return out
 
     def _to_any_room(self, view: SeatView, mask: np.ndarray) -> int:
         """Reach any room as fast as possible (to accuse there)."""

@@ -26,6 +26,8 @@ from . import register_agent
 from .base import Agent
 
 CODEC = default_codec()
+#: the policy's top actions in an account of a decision (replays)
+ACCOUNT_TOP = 3
 
 #: the policies shipped with the project
 MODELS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models")
@@ -123,6 +125,7 @@ class PPOAgent(Agent):
         from clue_env.training.accusation import RaceTracker
 
         self.race = RaceTracker(self.num_players)
+        self._explained: tuple[np.ndarray, Any, np.ndarray] | None = None
         #: the accusation head's last reading: (q_stop, q_wait, triple) or None (for replays and studies)
         self.last_accusation: tuple[float, float, tuple[int, ...] | None] | None = None
 
@@ -140,7 +143,10 @@ class PPOAgent(Agent):
         mask = observation["action_mask"]
         torch = self._torch
         with torch.inference_mode():
-            logits, _ = self.net(torch.from_numpy(x).unsqueeze(0))
+            logits, h = self.net(torch.from_numpy(x).unsqueeze(0))
+        if self.explain:  # kept for account(); the value head runs only then
+            self._explained = (logits[0].numpy().copy(), h, np.flatnonzero(mask))
+            self.last_accusation = None
         logits = logits[0].numpy()
         legal = np.flatnonzero(mask)
         action = int(legal[int(np.argmax(logits[legal]))])
@@ -153,6 +159,32 @@ class PPOAgent(Agent):
             if early is not None:
                 return early
         return action
+
+    def account(self) -> dict[str, Any] | None:
+        """Its last decision: the policy's top :data:`ACCOUNT_TOP` legal actions with their
+        probabilities (softmax over the legal actions), its value estimate, and the accusation
+        head's reading when it was consulted (only while :attr:`explain` is set)."""
+        kept = getattr(self, "_explained", None)
+        if kept is None:
+            return None
+        logits, h, legal = kept
+        z = logits[legal] - logits[legal].max()
+        p = np.exp(z) / np.exp(z).sum()
+        order = np.argsort(-p, kind="stable")[:ACCOUNT_TOP]
+        head = getattr(self.net, "value_head", None)
+        value = None
+        if head is not None:
+            with self._torch.inference_mode():
+                value = round(float(head(h).reshape(-1)[0]), 4)
+        out: dict[str, Any] = {
+            "agent": "ppo",
+            "top": [[CODEC.to_text(int(legal[i])), round(float(p[i]), 4)] for j, i in enumerate(order) if j == 0 or p[i] >= 1e-3],
+            "value": value,
+        }
+        if self.last_accusation is not None:
+            q_stop, q_wait, triple = self.last_accusation
+            out["accusation_head"] = {"q_stop": round(q_stop, 4), "q_wait": round(q_wait, 4), "accuses": triple is not None}
+        return out
 
     def _accusation(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int | None:
         """The accusation head's choice: a legal accusation now, or ``None`` to wait."""
