@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="entropy of the agents' seeds, never derived from --seed (default: fresh; shown at the end)",
     )
-    ap.add_argument("--notes", choices=MODES, default=None, help="the notebook shown: off | facts (default) | deduce")
+    ap.add_argument("--notes", choices=MODES, default=None, help="the notebook shown: off | seen | facts (default) | deduce")
     ap.add_argument(
         "--web",
         action="store_true",

@@ -314,7 +314,7 @@ def test_web_flag_calls_serve_lazily_or_names_the_extra(monkeypatch, capsys):
 
 # ---------------------------------------------------------------------- (b) legal
 def test_legal_prints_exactly_the_legal_texts():
-    # at the top prompt, in a menu (the line goes back to the top prompt), at the refutation prompt
+    # at the top prompt, in a menu (answered there: the menu asks again), at the refutation prompt
     session = scenario()
     out = io.StringIO()
     lines = iter(["legal", "accuse", "legal", "passage", "legal", "end", "legal"])
@@ -337,7 +337,7 @@ def test_legal_prints_exactly_the_legal_texts():
     for legal, pos in expected:
         printed = text[pos:].splitlines()
         assert printed[: len(legal)] == list(legal)
-        assert printed[len(legal)] in (">", "card to show>")  # the next prompt: nothing else in between
+        assert printed[len(legal)] in (">", "suspect>", "card to show>")  # the next prompt: nothing else in between
 
 
 # ---------------------------------------------------------------------- (c) end of input
@@ -448,7 +448,8 @@ def test_accusation_asks_for_confirmation_n_cancels_y_plays():
         "accuse plum candlestick hall",
         "",  # Enter: cancelled too
         "accuse plum candlestick hall",
-        "legal",  # not an answer: cancelled, and the line is handled at the prompt
+        "legal",  # not an answer: asked again, never played as a command
+        "n",
         "accuse",  # the menus: suspect, weapon, room, then the confirmation
         "6",
         "1",

@@ -1,5 +1,8 @@
 """A seat's detective notebook (R3), filled in from its seat view alone (R31).
 
+``seen`` lists only what the seat has seen with its own eyes: its own cards, the cards shown to
+it (R27), the cards revealed to everyone (R25) and the face-down cards it looked at (R30); no
+deduction at all, so the person does the reasoning (the classic paper notebook of R3).
 ``facts`` lists, for every card, what the seat has proved about where it is: its own cards,
 cards shown to it (R27), cards revealed to everyone (R25), face-down cards it looked at (R30),
 and what follows from those and from every pass and refutation it witnessed (the propagation of
@@ -20,7 +23,8 @@ from ..engine.knowledge import Contradiction
 from ..engine.witness import Witness
 from ..seat_view import SeatView
 
-MODES = ("off", "facts", "deduce")
+#: from least to most help: no notebook, what was seen, what follows from it, and probabilities
+MODES = ("off", "seen", "facts", "deduce")
 KIND_NAMES = ("suspects", "weapons", "rooms")
 #: work budget of the exact count behind ``deduce`` (else estimated from samples)
 DEDUCE_BUDGET = 60_000
@@ -89,9 +93,11 @@ class Notebook:
 
 
 def notebook(view: SeatView, mode: str = "facts") -> Notebook:
-    """The notebook of ``view``'s seat (``mode``: ``facts`` or ``deduce``)."""
+    """The notebook of ``view``'s seat (``mode``: ``seen``, ``facts`` or ``deduce``)."""
     if mode not in MODES:
         raise ValueError(f"notes mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if mode == "seen":
+        return _seen(view)
     seat = view.seat
     w = Witness(seat, list(view.hand), list(view.hand_sizes))
     k = w.knowledge
@@ -142,6 +148,29 @@ def notebook(view: SeatView, mode: str = "facts") -> Notebook:
     if all(len(x) == 1 for x in candidates):
         solved = (candidates[0][0], candidates[1][0], candidates[2][0])
     return Notebook(seat, mode, len(view.events), tuple(rows), candidates, solved, exact)
+
+
+def _seen(view: SeatView) -> Notebook:
+    """The ``seen`` notebook: the cards ``view``'s seat has seen and where, nothing deduced."""
+    seat = view.seat
+    known: dict[int, tuple[str | None, str]] = {}
+    for c, h in view.revealed:
+        known[c] = (player(h), "revealed to all") if h >= 0 else ("nobody", "revealed: nobody holds it")
+    for _r, c in view.peeked:
+        known[c] = ("board", "face down on the board (I looked)")
+    for c, s in view.shown_to_me:
+        known[c] = (player(s), f"shown to me by {player(s)}")
+    for c in view.hand:
+        known[c] = (player(seat), "in my hand")
+    rows: list[NoteRow] = []
+    for c in range(N_CARDS):
+        where, how = known.get(c, (None, ""))
+        rows.append(NoteRow(CARDS[c], KIND_NAMES[KIND_OF_CARD[c]], where, how))
+    candidates = tuple(tuple(CARDS[c] for c in range(N_CARDS) if KIND_OF_CARD[c] == k and c not in known) for k in range(3))
+    solved = None
+    if all(len(x) == 1 for x in candidates):  # every other card of each kind seen
+        solved = (candidates[0][0], candidates[1][0], candidates[2][0])
+    return Notebook(seat, "seen", len(view.events), tuple(rows), candidates, solved)
 
 
 __all__ = ["KIND_NAMES", "MODES", "NoteRow", "Notebook", "notebook"]

@@ -7,17 +7,23 @@ from standard input otherwise) and writes to an injected stream, so tests drive 
 At every prompt a line may be
 
 * an action's text form (``roll``, ``move 7,4``, ``suggest plum rope``, ``show rope``,
-  ``accuse plum rope hall``, ...), or a verb alone (``suggest``) for its menu;
+  ``accuse plum rope hall``, ...), with names as they are shown or their unique prefixes
+  (``suggest mr green lead pipe``, ``toward dining room``, ``show dag``: :mod:`.names`), or a verb
+  alone (``suggest``) for its menu;
 * a number from the menu shown (verbs first, then suspects, weapons, rooms, cards or
-  destinations); Enter with nothing goes back (when refuting: shows the proposed card);
-* a command: ``legal`` (the legal text forms, one per line, nothing else on those lines),
-  ``board``, ``hand``, ``notes``, ``log``, ``help``, ``quit``.
+  destinations), or, in a menu and at the refutation prompt, a name from it (``plum``,
+  ``dagger``); Enter with nothing goes back (when refuting: shows the proposed card);
+* a command: ``legal`` (the legal text forms, one per line, nothing else on those lines: SPEC),
+  ``legal all`` (the same), ``legal short`` (verbs with many choices on one line with a count),
+  ``legal VERB`` (that verb's), ``board``, ``hand``, ``notes`` (``notes MODE``: in another mode),
+  ``log``, ``help``, ``quit``. In a menu a command is answered and the menu asks again.
 
-An accusation is confirmed (``y`` plays it, anything else cancels) when built from the menus, and
-when typed as text at a terminal. Off a terminal (a script piping lines, SPEC "Scripts": "at any
-prompt it accepts an action's text form") a typed ``accuse S W R`` is played as it stands. End of input
-quits cleanly at any prompt. Refused input (unknown text, an illegal action, a bad number,
-control characters, over-long lines) prints why and changes nothing.
+An accusation is confirmed (``y``/``yes`` plays it, ``n``/``no``/Enter cancels it, anything else
+asks again and is never played) when built from the menus, and when typed as text at a terminal.
+Off a terminal (a script piping lines, SPEC "Scripts": "at any prompt it accepts an action's text
+form") a typed ``accuse S W R`` is played as it stands. End of input quits cleanly at any prompt.
+Refused input (unknown text, an illegal action, a bad number, an ambiguous prefix, control
+characters, over-long lines) prints why, changes nothing and asks again at the same prompt.
 
 Only what R31 lets the deciding seat know is shown before the end: the board (public), its
 hand, its notebook, the events in words (the card shown to it, or by it, named for that seat
@@ -28,6 +34,7 @@ public wording only.
 
 from __future__ import annotations
 
+import re
 import sys
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -35,12 +42,19 @@ from typing import TextIO
 
 from ..engine.cards import CARDS
 from ..engine.events import HIDDEN, Event, Peek, Show
+from .names import FORMS, NameProblem, UnknownName, kind_names, read_action
 from .notes import MODES
 from .session import VERBS, AgentFailure, GameSession, SessionError
 
 #: longest line accepted at a prompt (the longest action text is under 50 characters)
 MAX_LINE = 200
 COMMANDS = ("legal", "board", "hand", "notes", "log", "help", "quit")
+#: commands that take a word after them (``legal short``, ``notes seen``)
+ARG_COMMANDS = ("legal", "notes")
+#: what ``legal`` takes: ``all`` (= ``legal``), ``short``, or a verb
+LEGAL_FORMS = ("legal all", "legal short")
+#: ``legal short`` puts a verb with more choices than this on one line with a count
+SHORT_AT = 9
 HINT = "type 'legal' or 'help'"
 #: verbs that name one action each: a menu number plays them at once
 SINGLE = ("roll", "passage", "stay", "end")
@@ -54,12 +68,17 @@ At any prompt, type one of:
                             (card ids: scarlet, lead_pipe, dining_room, ...; 'legal' lists them)
   a number from the menu    verbs first, then the choices of that verb; Enter goes back
   a verb alone              e.g. 'suggest' or 'move': its menu
-  legal                     the legal actions' text forms, one per line
-  board | hand | notes | log   the board, your cards, your notebook, everything so far in words
+  names as shown             suggest mr green lead pipe | toward dining room | show dagger
+                            accuse plum with the rope in the dining room
+  a unique prefix            suggest pl dag | toward din | at suspect>: plum | refuting: dag
+  legal                     the legal actions' text forms, one per line (legal all: the same)
+  legal short | legal VERB  verbs with many choices on one line with a count | one verb's
+  board | hand | log        the board, your cards, everything so far in words
+  notes | notes MODE        your notebook (MODE: seen, facts or deduce)
   help | quit
-An accusation is confirmed with y (anything else cancels it), except one typed as text and read
-from a pipe, which is played as it stands. When you must show a card, Enter alone
-shows the proposed one (a card this player has already seen from you).
+An accusation is confirmed with y or yes; n, no or Enter cancels it (anything else asks again),
+except one typed as text and read from a pipe, which is played as it stands. When you must show
+a card, Enter alone shows the proposed one (a card this player has already seen from you).
 End of input (Ctrl-D) quits."""
 
 
@@ -67,10 +86,14 @@ class _Quit(Exception):
     """Stop playing (``quit`` or end of input)."""
 
 
+class _Refused(Exception):
+    """A line that is not understood; the message says why."""
+
+
 class TerminalUI:
     """Drive ``session`` at a prompt until the game is over; :meth:`run` returns the exit status.
 
-    ``notes``: ``off``, ``facts`` or ``deduce`` (see :mod:`clue_env.play.notes`). ``input_fn``
+    ``notes``: ``off``, ``seen``, ``facts`` or ``deduce`` (see :mod:`clue_env.play.notes`). ``input_fn``
     is called with the prompt and returns one line (raising :class:`EOFError` at the end).
     ``tty``: whether a person sits at a terminal (default: standard input and ``out`` are ttys);
     off a tty every prompt is written on a line of its own before the line is read.
@@ -104,6 +127,7 @@ class TerminalUI:
         self.played: list[str] = []
         self.hot_seat = len(session.humans) > 1
         self._display = {c: session.game.cfg.display(c) for c in CARDS}
+        self._names = kind_names(self._display)
         self._completions: tuple[str, ...] = ()
         self._pending: str | None = None
         self._feed = len(session.events(session.humans[0])) if session.humans else 0
@@ -125,7 +149,7 @@ class TerminalUI:
         if self._pending is not None:
             line, self._pending = self._pending, None
             return line
-        self._completions = tuple(completions) + COMMANDS
+        self._completions = tuple(completions) + COMMANDS + LEGAL_FORMS
         if not self.tty:
             self.say(prompt.rstrip())
         try:
@@ -135,12 +159,12 @@ class TerminalUI:
             raise _Quit from None
         return line if isinstance(line, str) else ""
 
-    def refuse(self, message: str) -> None:
+    def refuse(self, message: str, hint: bool = True) -> None:
         """Say why a line was refused (nothing changed)."""
         self.refusals += 1
         if len(message) > 300:
             message = message[:300] + "..."
-        self.say(f"?? {message} ({HINT})")
+        self.say(f"?? {message} ({HINT})" if hint else f"?? {message}")
 
     # ------------------------------------------------------------------ the game
     def run(self) -> int:
@@ -293,13 +317,19 @@ class TerminalUI:
             if not line.strip() and hint:
                 self._play(seat, hint)
                 return
+            shows = groups["show"]
             n = _number(line)
             if n is not None:
-                shows = groups["show"]
                 if 1 <= n <= len(shows):
                     self._play(seat, shows[n - 1])
                 else:
                     self.refuse(f"no card {_short(line)}: pick 1-{len(shows)}")
+                return
+            if line.strip() and not _leads_with_verb_or_command(line):  # a card's name: 'dagger', 'dag'
+                try:
+                    self._play(seat, self._name_choice(line, {t.split(" ", 1)[1]: t for t in shows}))
+                except NameProblem as e:
+                    self.refuse(str(e))
                 return
             self._line(seat, line)
             return
@@ -326,31 +356,63 @@ class TerminalUI:
         return False
 
     def _line(self, seat: int, line: str) -> None:
-        """A command, a verb alone or an action's text form."""
-        s = self.session
-        word = " ".join(line.split()).lower()
-        if not word:
+        """A command, a verb alone or an action's text form (names as typed: :mod:`.names`)."""
+        if not line.strip():
             self._choices(seat)
             return
-        if word in COMMANDS:
-            self._command(seat, word)
+        try:
+            what, value = self._understand(seat, line)
+        except _Refused as e:
+            self.refuse(str(e))
             return
+        if what == "command":
+            self._command(seat, value)
+        elif what == "verb":
+            self._verb(seat, value)
+        elif value.startswith("accuse ") and value in self.session.legal(seat) and self.confirm_typed:
+            self._confirm(seat, value)
+        else:
+            self._play(seat, value)
+
+    def _understand(self, seat: int, line: str) -> tuple[str, str]:
+        """What ``line`` asks for: ``("command", words)``, ``("verb", verb)`` (a verb alone, legal
+        now) or ``("action", text form)`` (well-formed, maybe not legal now); :class:`_Refused`
+        with the reason otherwise. Changes nothing."""
+        s = self.session
+        word = " ".join(line.split()).lower()
+        first = word.split(" ", 1)[0]
+        if first in COMMANDS and (word == first or first in ARG_COMMANDS):
+            return "command", word
         groups = s.legal_groups(seat)
         if word in VERBS and word not in SINGLE:
             if word in groups:
-                self._verb(seat, word)
-            else:
-                self.refuse(f"{word!r} is not legal now; your choices: {', '.join(groups)}")
-            return
+                return "verb", word
+            raise _Refused(f"{word!r} is not legal now; your choices: {', '.join(groups)}")
         try:
-            text = s.env.action_to_text(s.parse(word))
+            named = read_action(line, self._names)
+        except NameProblem as e:
+            raise _Refused(str(e)) from None
+        try:
+            return "action", s.env.action_to_text(s.parse(named if named is not None else word))
         except SessionError as e:
-            self.refuse(str(e))
-            return
-        if text.startswith("accuse ") and text in s.legal(seat) and self.confirm_typed:
-            self._confirm(seat, text)
-            return
-        self._play(seat, text)
+            if first not in VERBS and self._names["card"].matches(line):  # a bare name at the top prompt
+                forms = [FORMS[v] for v in groups if v in FORMS] or ["suggest SUSPECT WEAPON"]
+                raise _Refused(f"{_short(line)!r} is a name, not an action: start with a verb ({', '.join(forms)})") from None
+            raise _Refused(str(e)) from None
+
+    def _name_choice(self, line: str, options: dict[str, str]) -> str:
+        """The choice named by ``line`` among ``options`` (card id -> what picking it gives);
+        :class:`NameProblem` saying why not (naming the choices)."""
+        names = self._names["card"].restrict(options)
+        try:
+            return options[names.resolve(line)]
+        except UnknownName:
+            typed = _short(line)
+            try:
+                card = self._names["card"].resolve(line)
+            except NameProblem:
+                raise UnknownName(f"no choice here is called {typed!r}; the choices: {names.listing()}") from None
+            raise UnknownName(f"{self._display[card]} is not a choice here; the choices: {names.listing()}") from None
 
     def _play(self, seat: int, text: str) -> None:
         s = self.session
@@ -363,37 +425,71 @@ class TerminalUI:
 
     def _command(self, seat: int, word: str) -> None:
         s = self.session
-        if word == "legal":
-            for text in s.legal(seat):
-                self.say(text)
-        elif word == "board":
+        command, _, arg = word.partition(" ")
+        if command == "legal":
+            self._legal(seat, arg)
+        elif command == "board":
             self.say(s.board_text())
-        elif word == "hand":
+        elif command == "hand":
             self._hand(seat)
-        elif word == "notes":
-            if self.notes_mode == "off":
-                self.say("the notebook is off (--notes facts or --notes deduce shows it)")
+        elif command == "notes":
+            mode = arg or self.notes_mode
+            if mode not in MODES:
+                self.refuse(f"no notes mode {_short(arg)!r}: notes {' | '.join(m for m in MODES if m != 'off')}")
+            elif mode == "off":
+                self.say("the notebook is off (--notes seen, facts or deduce shows it; or type 'notes seen', ...)")
             else:
-                self.say(s.notes(seat, self.notes_mode).text(self._display))
-        elif word == "log":
+                self.say(f"notebook ({mode}):")
+                self.say(s.notes(seat, mode).text(self._display))
+        elif command == "log":
             events = s.events(seat)
             for text in self._annotate(seat, events, s.words(events)):
                 self.say(f"  {text}")
-        elif word == "help":
+        elif command == "help":
             self.say(HELP)
-        elif word == "quit":
+        elif command == "quit":
             raise _Quit
 
+    def _legal(self, seat: int, arg: str) -> None:
+        """``legal`` / ``legal all``: every legal text form, one per line (SPEC); ``legal short``:
+        a verb with many choices on one line with their count; ``legal VERB``: that verb's."""
+        groups = self.session.legal_groups(seat)
+        if arg in ("", "all"):
+            for text in self.session.legal(seat):
+                self.say(text)
+        elif arg == "short":
+            for line in legal_short(groups):
+                self.say(line)
+        elif arg in groups:
+            for text in groups[arg]:
+                self.say(text)
+        elif arg in VERBS:
+            self.refuse(f"{arg!r} is not legal now; your choices: {', '.join(groups)}")
+        else:
+            self.refuse(f"'legal {_short(arg)}' is not a command: legal | legal all | legal short | legal VERB")
+
     # ------------------------------------------------------------------ menus
-    def _menu(self, title: str, items: Sequence[tuple[str, str]], prompt: str, completions: Sequence[str]) -> str | None:
-        """A numbered menu of ``(key, label)``; the key picked, or ``None`` (back: Enter, or any
-        other line, which is handed back to the top prompt)."""
+    def _menu(
+        self,
+        seat: int,
+        title: str,
+        items: Sequence[tuple[str, str]],
+        prompt: str,
+        completions: Sequence[str],
+        named: dict[str, str] | None = None,
+    ) -> str | None:
+        """A numbered menu of ``(key, label)``; the key picked, or ``None`` (back: Enter, or a
+        line for the top prompt: an action's text form or a verb, legal now).
+
+        ``named``: card id (or square ``R,C``) -> key, so that a name picks too (``plum``, ``din``).
+        A command is answered here and the menu asks again; anything refused asks again here."""
         self.say(title)
         width = max(len(label) for _k, label in items) + 6
         per_row = max(1, 78 // width)
         cells = [f"{n:>3} {label}".ljust(width) for n, (_k, label) in enumerate(items, 1)]
         for i in range(0, len(cells), per_row):
             self.say("".join(cells[i : i + per_row]).rstrip())
+        pick_range = f"pick 1-{len(items)}, or Enter to go back"
         while True:
             line = self._ask(prompt, completions)
             if self._bad_line(line):
@@ -401,12 +497,35 @@ class TerminalUI:
             if not line.strip():
                 return None
             n = _number(line)
-            if n is None:
-                self._pending = line  # a command or a text form: the top prompt handles it
+            if n is not None:
+                if 1 <= n <= len(items):
+                    return items[n - 1][0]
+                self.refuse(f"no choice {_short(line)}: {pick_range}")
+                continue
+            if _leads_with_verb_or_command(line):
+                try:
+                    what, value = self._understand(seat, line)
+                except _Refused as e:
+                    self.refuse(str(e))
+                    continue
+                if what == "command":
+                    self._command(seat, value)
+                    continue
+                if what == "action" and value not in self.session.legal(seat):
+                    self.refuse(f"{value!r} is not legal now; {pick_range}")
+                    continue
+                self._pending = line  # an action or a verb, legal now: the top prompt plays it
                 return None
-            if 1 <= n <= len(items):
-                return items[n - 1][0]
-            self.refuse(f"no choice {_short(line)}: pick 1-{len(items)}, or Enter to go back")
+            if named is not None:
+                square = _square(line)
+                if square is not None and square in named:
+                    return named[square]
+                try:
+                    return self._name_choice(line, named)
+                except NameProblem as e:
+                    self.refuse(f"{e}; or {pick_range}")
+                    continue
+            self.refuse(f"{_short(line)!r} is not a choice: {pick_range}")
 
     def _verb(self, seat: int, verb: str) -> None:
         """The menus of one verb, then the action (accusations confirmed)."""
@@ -419,14 +538,16 @@ class TerminalUI:
             self._play(seat, texts[0])
             return
         legal = s.legal(seat)
-        if verb in ("move", "enter", "toward"):
-            items = [(t, t if verb == "move" else f"{verb} {self._display[t.split(' ', 1)[1]]}") for t in texts]
-            pick = self._menu(f"{verb}: where to? (Enter: back)", items, f"{verb}> ", legal)
-            self._pick(seat, pick)
-            return
-        if verb == "show":
-            items = [(t, self._display[t.split(" ", 1)[1]]) for t in texts]
-            pick = self._menu("which card? (Enter: back)", items, "card> ", legal)
+        if verb in ("move", "enter", "toward", "show"):
+            where = {t.split(" ", 1)[1]: t for t in texts}  # room, card or R,C -> text
+            if verb == "move":
+                items = [(t, t) for t in texts]
+            elif verb == "show":
+                items = [(t, self._display[c]) for c, t in where.items()]
+            else:
+                items = [(t, f"{verb} {self._display[c]}") for c, t in where.items()]
+            title = "which card? (Enter: back)" if verb == "show" else f"{verb}: where to? (Enter: back)"
+            pick = self._menu(seat, title, items, "card> " if verb == "show" else f"{verb}> ", legal, where)
             self._pick(seat, pick)
             return
         # suggest SUSPECT WEAPON / accuse SUSPECT WEAPON ROOM: one menu per argument
@@ -436,7 +557,12 @@ class TerminalUI:
             prefix = " ".join([verb, *args]) + " "
             options = list(dict.fromkeys(t[len(prefix) :].split(" ", 1)[0] for t in texts if t.startswith(prefix)))
             pick = self._menu(
-                f"{verb}: which {kind}? (Enter: back)", [(c, self._display[c]) for c in options], f"{kind}> ", legal
+                seat,
+                f"{verb}: which {kind}? (Enter: back)",
+                [(c, self._display[c]) for c in options],
+                f"{kind}> ",
+                legal,
+                {c: c for c in options},
             )
             if pick is None:
                 self._back(seat)
@@ -459,16 +585,23 @@ class TerminalUI:
             self._choices(seat)
 
     def _confirm(self, seat: int, text: str) -> None:
+        """Ask before an accusation: yes plays it, no (or Enter) cancels it; any other line is
+        refused and the question asked again (it is never played as a command)."""
         _verb, s_, w, r = text.split(" ")
         d = self._display
-        line = self._ask(f"accuse {d[s_]} with the {d[w]} in the {d[r]}? A wrong accusation ends your game. [y/N] ")
-        answer = line.strip().lower()
-        if answer in ("y", "yes"):
-            self._play(seat, text)
-            return
-        self.say("not accused")
-        if answer not in ("", "n", "no") and not self._bad_line(line):
-            self._pending = line  # e.g. 'legal' or another action: the top prompt handles it
+        prompt = f"accuse {d[s_]} with the {d[w]} in the {d[r]}? A wrong accusation ends your game. [y/N] "
+        while True:
+            line = self._ask(prompt)
+            if self._bad_line(line):
+                continue
+            answer = " ".join(line.split()).lower()
+            if answer in ("y", "yes"):
+                self._play(seat, text)
+                return
+            if answer in ("", "n", "no"):
+                self.say("not accused")
+                return
+            self.refuse(f"answer y (accuse) or n (do not accuse), not {_short(line)!r}", hint=False)
 
     # ------------------------------------------------------------------ the end
     def _show_result(self) -> None:
@@ -493,6 +626,31 @@ def _number(line: str) -> int | None:
     if not (t.isascii() and t.isdigit()):
         return None
     return int(t) if len(t) <= 9 else 10**9
+
+
+def legal_short(groups: dict[str, tuple[str, ...]]) -> list[str]:
+    """``groups`` (verb -> legal text forms) as lines: a verb with more than :data:`SHORT_AT`
+    choices as its form and their count (``accuse SUSPECT WEAPON ROOM (324 choices)``), the
+    others one text form per line."""
+    out: list[str] = []
+    for verb, texts in groups.items():
+        if len(texts) > SHORT_AT and verb in FORMS:
+            out.append(f"{FORMS[verb]} ({len(texts)} choices: 'legal {verb}' lists them)")
+        else:
+            out.extend(texts)
+    return out
+
+
+def _leads_with_verb_or_command(line: str) -> bool:
+    """Whether the first word of ``line`` is a verb or a command (else it may be a name)."""
+    first = line.split(None, 1)[0].lower() if line.split() else ""
+    return first in VERBS or first in COMMANDS
+
+
+def _square(line: str) -> str | None:
+    """``R,C`` from ``7,4``, ``7 4`` or ``(7, 4)``; ``None`` for anything else."""
+    m = re.fullmatch(r"\s*\(?\s*(\d{1,2})\s*[, ]\s*(\d{1,2})\s*\)?\s*", line)
+    return f"{int(m[1])},{int(m[2])}" if m else None
 
 
 def _short(line: str) -> str:
@@ -532,4 +690,4 @@ def _completing_input(completions: Callable[[], Sequence[str]]) -> InputFn | Non
     return ask
 
 
-__all__ = ["COMMANDS", "HELP", "MAX_LINE", "InputFn", "TerminalUI"]
+__all__ = ["COMMANDS", "HELP", "MAX_LINE", "InputFn", "TerminalUI", "legal_short"]
