@@ -3,6 +3,7 @@
     python play.py [--seats SPEC,...] [--players N] [--rules classic|edition2023] [--seed S]
                    [--agent-seed A] [--notes off|facts|deduce]
     python play.py --web [--host 127.0.0.1] [--port 8000] [--agent-delay 0.3]
+    python play.py --replay FILE   (a replay written by evaluate.py --replays; docs/replays.md)
 
 (with ``--web`` the browser's new-game form chooses the seats, players, rules and seed: the
 terminal's options are refused with it, and ``--web``'s without it)
@@ -154,7 +155,21 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="--web: seconds between two agent decisions, so that their moves can be followed (default 0.3; 0: at once)",
     )
+    ap.add_argument(
+        "--replay",
+        default=None,
+        metavar="FILE",
+        help="step through a replay written by evaluate.py --replays (n, p, g N, seat player_k, all, q); "
+        "no other option goes with it",
+    )
     args = ap.parse_args(argv)
+    if args.replay is not None:
+        given = [o for o in (*TERMINAL_OPTIONS, *WEB_OPTIONS) if getattr(args, o) is not None] + ["web"] * args.web
+        if given:
+            ap.error(f"--{given[0].replace('_', '-')} does not go with --replay: the replay file holds its game")
+        from clue_env.play.replay_terminal import play_replay
+
+        return play_replay(args.replay)
     if args.web:
         given = [o for o in TERMINAL_OPTIONS if getattr(args, o) is not None]
         if given:
