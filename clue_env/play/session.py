@@ -219,7 +219,8 @@ class GameSession:
         return self.env.public_state()
 
     def notes(self, seat: int, mode: str = "facts") -> Notebook:
-        """The seat's notebook: ``facts`` (what it has proved) or ``deduce`` (also probabilities)."""
+        """The seat's notebook: ``seen`` (the cards it has seen, nothing deduced), ``facts`` (what
+        it has proved) or ``deduce`` (also probabilities)."""
         key = (seat, mode)
         book = self._notebooks.get(key)
         view = self.view(seat)

@@ -68,9 +68,9 @@ At any prompt, type one of:
                             (card ids: scarlet, lead_pipe, dining_room, ...; 'legal' lists them)
   a number from the menu    verbs first, then the choices of that verb; Enter goes back
   a verb alone              e.g. 'suggest' or 'move': its menu
-  names as shown             suggest mr green lead pipe | toward dining room | show dagger
+  names as shown            suggest mr green lead pipe | toward dining room | show dagger
                             accuse plum with the rope in the dining room
-  a unique prefix            suggest pl dag | toward din | at suspect>: plum | refuting: dag
+  a unique prefix           suggest pl dag | toward din | at suspect>: plum | refuting: dag
   legal                     the legal actions' text forms, one per line (legal all: the same)
   legal short | legal VERB  verbs with many choices on one line with a count | one verb's
   board | hand | log        the board, your cards, everything so far in words
