@@ -400,3 +400,14 @@ def test_load_validates_and_digest_round_trips(replay_dir):
         R.parse_replay(b"\xff\xfe")
     with pytest.raises(R.ReplayError, match="unknown key"):
         R.from_document({**doc, "extra": 1})
+
+
+def test_an_edition2023_two_player_replay_reproduces_and_shows_the_board_cards_after_the_game(tmp_path):
+    assert evaluate("--seats", "deduction,random", "--rules", "edition2023", "--games", "1", "--workers", "1",
+                    "--replays", str(tmp_path)) == 0  # fmt: skip
+    path = str(tmp_path / "game_00000_seed_0.json")
+    rc, out, pb = terminal(path, ["all", "g 3", "seat player_1"])
+    assert rc == 0 and pb.replay.rules.name == "edition2023" and pb.replay.num_players == 2
+    assert pb.env_at(pb.steps).game.winner == (-1 if pb.replay.outcome.winner is None else pb.replay.outcome.winner)
+    board = pb.env_at(0).game.board_cards
+    assert board and out.count("face down on the board: ") == 1  # in the 'all' view only

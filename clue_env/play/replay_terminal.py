@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from ..engine.cards import CARDS, ROOM_BASE, WEAPON_BASE
+from ..engine.cards import CARDS, ROOM_BASE, ROOMS, WEAPON_BASE
 from ..engine.events import HIDDEN, Event, Peek, Show
 from ..engine.wording import result_text
 from ..replay import Playback, action_words
@@ -168,6 +168,11 @@ class ReplayTerminal:
             self.say("envelope: " + ", ".join(self._display[CARDS[c]] for c in (s, WEAPON_BASE + w, ROOM_BASE + r)))
             for i, hand in enumerate(game.hands):
                 self.say(f"{self._seat_name(i)}: " + ", ".join(self._display[CARDS[c]] for c in sorted(hand)))
+            if game.board_cards:  # R30: face down on the board
+                cards = (
+                    f"{self.rules.display(ROOMS[r])}: {self._display[CARDS[c]]}" for r, c in sorted(game.board_cards.items())
+                )
+                self.say("face down on the board: " + ", ".join(cards))
         else:
             from .notes import notebook
 
