@@ -755,3 +755,46 @@ def test_agents_move_one_decision_per_agent_delay_so_a_page_sees_them_one_by_one
     steps = [b - a for a, b in zip(seen, seen[1:])]
     assert steps and all(s == 1 for s in steps), seen  # one agent decision per poll, none skipped
     assert v["my_turn"] and len(seen) > 2
+
+
+# ---------------------------------------------------------------------- conditional views (issue 17, item 4)
+def test_a_view_carries_an_etag_and_an_unchanged_one_is_a_bodiless_304(client):
+    g = new_game(client, seats=("human", "human", "random"), seed=None)
+    tokens = g["tokens"]
+    for token in tokens.values():
+        r = client.get(f"/api/games/{g['game']}", headers=auth(token))
+        tag = r.headers["etag"]
+        assert r.status_code == 200 and tag.startswith('W/"')
+        assert r.headers["cache-control"] == "no-store"  # nothing keeps a seat's view; the page keeps the tag
+        assert "authorization" in r.headers["vary"].lower()
+        again = client.get(f"/api/games/{g['game']}?log_from=3", headers={**auth(token), "If-None-Match": tag})
+        assert again.status_code == 304 and again.content == b"" and again.headers["etag"] == tag
+        # a list of tags, the strong form and '*' match too; another seat's tag does not
+        assert client.get(f"/api/games/{g['game']}", headers={**auth(token), "If-None-Match": f'"x", {tag}'}).status_code == 304
+        assert client.get(f"/api/games/{g['game']}", headers={**auth(token), "If-None-Match": tag[2:]}).status_code == 304
+        assert client.get(f"/api/games/{g['game']}", headers={**auth(token), "If-None-Match": "*"}).status_code == 304
+    tags = {s: client.get(f"/api/games/{g['game']}", headers=auth(t)).headers["etag"] for s, t in tokens.items()}
+    assert len(set(tags.values())) == 2  # one per seat
+    a, b = list(tokens.values())
+    assert client.get(f"/api/games/{g['game']}", headers={**auth(a), "If-None-Match": tags[list(tokens)[1]]}).status_code == 200
+
+
+def test_a_step_changes_the_etag_and_the_old_one_gets_the_whole_view(client):
+    g = new_game(client, seats=("human", "human", "random"), seed=None)
+    views = {s: view(client, g["game"], t) for s, t in g["tokens"].items()}
+    mover = next(s for s, v in views.items() if v["my_turn"])
+    other = next(s for s in views if s != mover)
+    old = client.get(f"/api/games/{g['game']}", headers=auth(g["tokens"][other])).headers["etag"]
+    v = views[mover]
+    r = act(client, g["game"], g["tokens"][mover], v["legal"][0], v["version"])
+    assert r.status_code == 200 and r.headers["etag"] != old
+    fresh = client.get(f"/api/games/{g['game']}", headers={**auth(g["tokens"][other]), "If-None-Match": old})
+    assert fresh.status_code == 200 and fresh.json()["version"] > v["version"] and fresh.headers["etag"] != old
+
+
+def test_a_hostile_if_none_match_is_ignored_not_an_error(client):
+    g = new_game(client)
+    token = next(iter(g["tokens"].values()))
+    for value in ("", ",,,", "W/", '"' * 5000, "x" * 100_000, "\t*\t"):
+        r = client.get(f"/api/games/{g['game']}", headers={**auth(token), "If-None-Match": value})
+        assert r.status_code in (200, 304), (value[:20], r.status_code)

@@ -424,3 +424,40 @@ def test_starting_another_game_ends_the_previous_solo_game_on_the_server(new_pag
         time.sleep(0.05)
     assert r.status_code == 404, "the previous game still holds a slot"
     assert api_view(base_url, page)["seat"] == "player_0"  # the new game is there
+
+
+def test_a_page_waiting_on_another_human_gets_304s_and_polls_less_and_less(new_page: Callable[..., Page], base_url: str) -> None:
+    """Issue 17, item 4: while nothing changes, the poll is answered by a bodiless 304 and the
+    page waits longer between polls (250 ms up to 2 s); a view that changes is fetched whole."""
+    made = httpx.post(base_url + "/api/games", json={"seats": ["human", "human", "random"]}).json()
+    game, tokens = made["game"], made["tokens"]
+    mover = next(
+        s
+        for s, t in tokens.items()
+        if httpx.get(f"{base_url}/api/games/{game}", headers={"Authorization": f"Bearer {t}"}).json()["my_turn"]
+    )
+    waiting = next(s for s in tokens if s != mover)
+    page = new_page()
+    statuses: list[int] = []
+    page.on("response", lambda r: statuses.append(r.status) if f"/api/games/{game}" in r.url else None)
+    page.goto(f"{base_url}/#game={game}&token={tokens[waiting]}")
+    page.wait_for_selector("#game:not([hidden])[data-version]")
+    version = int(page.get_attribute("#game", "data-version") or -1)
+    statuses.clear()
+    page.wait_for_timeout(6000)
+    polls = len(statuses)
+    assert statuses and all(s == 304 for s in statuses), statuses
+    assert 3 <= polls <= 12, polls  # a fixed 250 ms would be ~24 in 6 s; backing off to 2 s: ~8
+    # the other human moves: the waiting page fetches the new view (not a 304) within the 2 s cap
+    view = httpx.get(f"{base_url}/api/games/{game}", headers={"Authorization": f"Bearer {tokens[mover]}"}).json()
+    r = httpx.post(
+        f"{base_url}/api/games/{game}/actions",
+        headers={"Authorization": f"Bearer {tokens[mover]}"},
+        json={"action": view["legal"][0], "version": view["version"]},
+    )
+    assert r.status_code == 200, r.text
+    deadline = time.monotonic() + 4.0  # (the page's CSP refuses wait_for_function's eval)
+    while int(page.get_attribute("#game", "data-version") or -1) <= version:
+        assert time.monotonic() < deadline, "the waiting page did not fetch the changed view"
+        page.wait_for_timeout(100)
+    assert 200 in statuses

@@ -247,6 +247,30 @@ def seat_response(game: WebGame, seat: int, log_from: int = 0) -> dict[str, Any]
     return out
 
 
+def view_etag(game: WebGame, seat: int) -> str:
+    """The validator of seat ``seat``'s view (``ETag``): the view changes only when the game steps
+    (its version). A client holding the view of this version holds its log up to then too, so
+    the tag does not depend on ``log_from``. Nothing in it but public numbers."""
+    return f'W/"{seat}.{game.session.version}"'
+
+
+def _matches(if_none_match: str | None, tag: str) -> bool:
+    """Whether an ``If-None-Match`` header names ``tag`` (a list of tags, or ``*``; weak comparison)."""
+    if not if_none_match:
+        return False
+    for part in if_none_match[:1024].split(","):
+        part = part.strip()
+        if part == "*" or part == tag or part == tag[2:]:
+            return True
+    return False
+
+
+def _view_headers(tag: str) -> dict[str, str]:
+    # the view is one seat's: nothing may cache it (the API's responses are all "no-store"; the
+    # page keeps the tag itself and sends it back), and it varies with the token
+    return {"ETag": tag, "Vary": "Authorization"}
+
+
 def create_app(
     agent_factory: AgentFactory | None,
     *,
@@ -421,16 +445,24 @@ def create_app(
         )
 
     @app.get("/api/games/{game_id}")
-    async def get_game(game_id: str, request: Request) -> dict[str, Any]:
+    async def get_game(game_id: str, request: Request) -> Response:
+        """The seat's view; 304 without a body when ``If-None-Match`` names the current one."""
         game, seat = find(game_id, request)
         start = log_from(request)
+        known = request.headers.get("if-none-match")
 
-        def work() -> dict[str, Any]:
+        def work() -> tuple[str, dict[str, Any] | None]:
             with game.lock:
                 store.tick(game)
-                return seat_response(game, seat, start)
+                tag = view_etag(game, seat)
+                if _matches(known, tag):
+                    return tag, None
+                return tag, seat_response(game, seat, start)
 
-        return await run_in_threadpool(work)
+        tag, body = await run_in_threadpool(work)
+        if body is None:
+            return Response(status_code=304, headers=_view_headers(tag))
+        return JSONResponse(body, headers=_view_headers(tag))
 
     @app.delete("/api/games/{game_id}")
     async def end_game(game_id: str, request: Request) -> dict[str, Any]:
@@ -440,7 +472,7 @@ def create_app(
         return {"game": game.id, "ended": True, "by": game.session.agent_name(seat)}
 
     @app.post("/api/games/{game_id}/actions")
-    async def post_action(game_id: str, request: Request) -> dict[str, Any]:
+    async def post_action(game_id: str, request: Request) -> JSONResponse:
         game, seat = find(game_id, request)
         body = await _read_json(request, body_timeout)
         unknown = sorted(set(body) - set(ACTION_FIELDS))
@@ -458,7 +490,7 @@ def create_app(
             raise ApiError(400, f"version must be the integer of the view the action was chosen from, got {str(version)[:40]!r}")
         start = log_from(request)
 
-        def work() -> dict[str, Any]:
+        def work() -> tuple[str, dict[str, Any]]:
             with game.lock:
                 try:
                     game.session.act(seat, action, version)
@@ -467,9 +499,10 @@ def create_app(
                 except (NotYourTurn, StaleVersion, IllegalAction, GameOverError) as e:
                     raise ApiError(409, str(e)) from None
                 store.tick(game)
-                return seat_response(game, seat, start)
+                return view_etag(game, seat), seat_response(game, seat, start)
 
-        return await run_in_threadpool(work)
+        tag, view = await run_in_threadpool(work)
+        return JSONResponse(view, headers=_view_headers(tag))
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:

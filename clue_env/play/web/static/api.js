@@ -8,10 +8,11 @@ export class ApiError extends Error {
   }
 }
 
-async function request(method, path, { token = null, body = undefined } = {}) {
+async function request(method, path, { token = null, body = undefined, etag = null, onTag = null } = {}) {
   const headers = { Accept: "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (etag) headers["If-None-Match"] = etag;
   let response;
   try {
     response = await fetch(path, {
@@ -24,6 +25,8 @@ async function request(method, path, { token = null, body = undefined } = {}) {
   } catch (e) {
     throw new ApiError(0, `the server cannot be reached (${e.message})`);
   }
+  if (onTag) onTag(response.headers.get("ETag"));
+  if (response.status === 304) return null; // the view asked about has not changed
   let data = null;
   try {
     data = await response.json();
@@ -46,20 +49,27 @@ export class Seat {
   constructor(game, token) {
     this.game = game;
     this.token = token;
+    this.etag = null; // the validator of the last view received
   }
 
   path(suffix = "") {
     return `/api/games/${encodeURIComponent(this.game)}${suffix}`;
   }
 
+  /** The seat's view, or null when it has not changed since the last one received. */
   view(logFrom = 0) {
-    return request("GET", this.path(`?log_from=${logFrom}`), { token: this.token });
+    return request("GET", this.path(`?log_from=${logFrom}`), {
+      token: this.token,
+      etag: this.etag,
+      onTag: (tag) => (this.etag = tag),
+    });
   }
 
   act(action, version, logFrom = 0) {
     return request("POST", this.path(`/actions?log_from=${logFrom}`), {
       token: this.token,
       body: { action, version },
+      onTag: (tag) => (this.etag = tag),
     });
   }
 

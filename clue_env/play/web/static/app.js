@@ -10,7 +10,12 @@ import { renderNotebook } from "./notebook.js";
 
 const $ = (id) => document.getElementById(id);
 const STORE_KEY = "clue_env.seat";
+// Polling: every POLL_MS while agents move (they move as the page polls); while waiting on
+// another human, the pause grows by POLL_BACKOFF after each unchanged answer (a bodiless 304)
+// up to POLL_MAX_MS, and drops back to POLL_MS as soon as the view changes.
 const POLL_MS = 250;
+const POLL_MAX_MS = 2000;
+const POLL_BACKOFF = 1.5;
 const RULE_NAMES = { classic: "Classic", edition2023: "2023 edition" };
 
 const state = {
@@ -23,6 +28,7 @@ const state = {
   logLength: 0,
   busy: false,
   pollTimer: null,
+  pollMs: POLL_MS,
   showPromptedAt: -1, // version at which the show dialog was last opened by itself
   dialogOpen: false,
 };
@@ -249,7 +255,7 @@ function schedulePoll() {
   stopPolling();
   const v = state.view;
   if ($("game").hidden) return;
-  if (v && !v.over && !v.my_turn) state.pollTimer = setTimeout(refresh, POLL_MS);
+  if (v && !v.over && !v.my_turn) state.pollTimer = setTimeout(refresh, v.agent_to_act ? POLL_MS : state.pollMs);
 }
 
 async function refresh() {
@@ -258,6 +264,13 @@ async function refresh() {
   try {
     const view = await seat.view(state.logLength);
     if (seat !== state.seat) return;
+    if (view === null) {
+      // unchanged: wait longer before asking again
+      state.pollMs = Math.min(POLL_MAX_MS, state.pollMs * POLL_BACKOFF);
+      schedulePoll();
+      return;
+    }
+    state.pollMs = POLL_MS;
     apply(view);
   } catch (err) {
     if (seat !== state.seat) return;
