@@ -122,9 +122,8 @@ class PPOAgent(Agent):
 
     def reset(self) -> None:
         self.features.reset()
-        from clue_env.training.accusation import RaceTracker
-
-        self.race = RaceTracker(self.num_players)
+        #: made at the first accusation opportunity (feature set 2 needs the seat's hand)
+        self.race: Any = None
         self._explained: tuple[np.ndarray, Any, np.ndarray] | None = None
         #: the accusation head's last reading: (q_stop, q_wait, triple) or None (for replays and studies)
         self.last_accusation: tuple[float, float, tuple[int, ...] | None] | None = None
@@ -190,7 +189,14 @@ class PPOAgent(Agent):
         """The accusation head's choice: a legal accusation now, or ``None`` to wait."""
         from clue_env.engine.cards import ROOM_BASE, WEAPON_BASE
         from clue_env.engine.game import Phase
-        from clue_env.training.accusation import TOP_TRIPLES, stop_features, triple_features, triple_posterior
+        from clue_env.training.accusation import (
+            FEATURE_SETS,
+            TOP_TRIPLES,
+            RaceTracker,
+            stop_features,
+            triple_features,
+            triple_posterior,
+        )
         from clue_env.training.features import BASE_SIZE
 
         torch = self._torch
@@ -199,14 +205,14 @@ class PPOAgent(Agent):
         k = self.features.knowledge
         if k is None:
             return None
+        if self.race is None:
+            self.race = RaceTracker(self.num_players, self.seat, view.hand)
         self.race.feed(view.events)
         triples, how = triple_posterior(k, self.rng)
         top = sorted(triples.items(), key=lambda kv: -kv[1])[:TOP_TRIPLES]
         best_p = top[0][1] if top else 0.0
-        z = stop_features(
-            f, best_p, how, len(triples), self.race.per_seat(self.seat, view.turn), view.turn, view.phase == Phase.START,
-            self.num_players,
-        )  # fmt: skip
+        race = self.race.per_seat(self.seat, view.turn, FEATURE_SETS[self.accusation.inputs])  # the head's own set
+        z = stop_features(f, best_p, how, len(triples), race, view.turn, view.phase == Phase.START, self.num_players)
         with torch.inference_mode():
             q_stop, q_wait = self.accusation.q_values(torch.from_numpy(z).unsqueeze(0))
             scores = self.accusation.triple_scores(torch.from_numpy(triple_features(top, f))).numpy() if top else None

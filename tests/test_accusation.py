@@ -15,7 +15,7 @@ import clue_env  # noqa: E402
 from agents import SpecFactory, make_agent  # noqa: E402
 from agents.ppo_agent import SHIPPED_POLICY, PPOAgent  # noqa: E402
 from clue_env.codec import default_codec  # noqa: E402
-from clue_env.engine.events import Accuse, NoRefute, Show, Suggest  # noqa: E402
+from clue_env.engine.events import Accuse, NoRefute, Show, Suggest, Turn  # noqa: E402
 from clue_env.engine.knowledge import Knowledge  # noqa: E402
 from clue_env.training.accusation import (  # noqa: E402
     MAX_TRIPLES,
@@ -212,14 +212,19 @@ def test_ppo_with_an_eager_head_accuses_early_and_legally(n, rules):
     assert accused  # the head accused (at the first position with few enough possible triples)
 
 
-def test_the_agent_computes_the_head_inputs_the_recorder_saw():
+@pytest.mark.parametrize("features", [1, 2])
+def test_the_agent_computes_the_head_inputs_the_recorder_saw(features):
     """Recording and play share one feature path: a ppo agent built with a head records, at each
-    accusation opportunity, the same inputs as record_game for that seat."""
-    rec = record_game([SpecFactory("deduction")] * 4, "classic", 21, [5, 6, 7, 8], [True] * 4)
+    accusation opportunity, the same inputs as record_game for that seat (the head's own feature
+    set, told by its input size)."""
+    from clue_env.training.accusation import stop_size
+
+    rec = record_game([SpecFactory("deduction")] * 4, "classic", 21, [5, 6, 7, 8], [True] * 4, features)
+    assert rec[2].x.shape[1] == stop_size(features)
     env = clue_env.raw_env(num_players=4)
     agents = [make_agent("deduction", seat=i, num_players=4, rules=env.rules, seed=s) for i, s in enumerate([5, 6, 7, 8])]
     main, _ = load_policy(SHIPPED_POLICY)
-    spy = PPOAgent(2, 4, env.rules, seed=0, net=main, accusation=AccusationNet(hidden=8))
+    spy = PPOAgent(2, 4, env.rules, seed=0, net=main, accusation=AccusationNet(hidden=8, inputs=stop_size(features)))
     seen = []
     original = spy.accusation.q_values
 
@@ -243,6 +248,8 @@ def test_the_agent_computes_the_head_inputs_the_recorder_saw():
     solved = len(asked) - len(rec[2].x)
     assert 0 <= solved <= 2  # the recorder skips positions already proved (the agent's net accuses there)
     assert np.allclose(np.stack(asked[: len(rec[2].x)]), rec[2].x, atol=1e-6)
+    head = fit_head(rec, hidden=8, iterations=1, epochs=1)  # a head fitted on them takes that feature set
+    assert head.inputs == stop_size(features)
 
 
 @pytest.mark.parametrize("refit", ["true", "false"])
@@ -308,6 +315,8 @@ def test_bad_accusation_config_is_refused_before_any_work(tmp_path):
         load_train_config({"accusation": {"lineups": [["deduction"]]}})
     with pytest.raises(TrainConfigError, match="unknown key"):
         load_train_config({"accusation": {"gamez": 3}})
+    with pytest.raises(TrainConfigError, match="accusation.features"):
+        load_train_config({"accusation": {"features": 3}})
     import train
 
     cfg = tmp_path / "typo.yaml"
@@ -383,3 +392,54 @@ def test_fit_weights_must_match_and_zero_weight_trajectories_are_ignored():
     with torch.inference_mode():
         p = torch.sigmoid(net.stop(torch.from_numpy(np.concatenate([t.x for t in trajs])))).mean().item()
     assert p > 0.9
+
+
+# ---------------------------------------------------------------- feature set 2
+def test_feature_set_2_counts_renamed_shown_cards_and_named_own_cards():
+    """Per opponent: suggestions naming a card this seat showed that opponent before, and
+    suggestions naming one of this seat's cards (the seat's own knowledge only, R31)."""
+    from clue_env.engine.cards import WEAPON_BASE
+    from clue_env.training.accusation import PER_SEAT_V2
+
+    me, hand = 1, [0, WEAPON_BASE + 2]
+    race = RaceTracker(4, me, hand)
+    events = [
+        Turn(2, 1),
+        Suggest(2, 3, 4, 5),  # names none of my cards
+        Show(1, 2, 0),  # I showed card 0 (a suspect) to seat 2
+        Turn(3, 2),
+        Suggest(3, 0, 1, 1),  # seat 3 names my card 0 (I never showed it to seat 3)
+        Show(0, 3, -1),  # someone else showed seat 3 a card I did not see
+        Turn(2, 3),
+        Suggest(2, 0, 2, 6),  # seat 2 names card 0 again (shown to it by me) and my weapon 2
+    ]
+    race.feed(events)
+    assert race.renamed.tolist() == [0, 0, 1, 0]
+    assert race.named_mine.tolist() == [0, 0, 1, 1]
+    rows = race.per_seat(me, 3, features=2)
+    assert rows.shape == (6, PER_SEAT_V2)
+    assert rows[1, -2:].tolist() == [0.5, 0.5]  # seat 2 (one to my left): 1 of 2 suggestions each
+    assert rows[2, -2:].tolist() == [0.0, 1.0]  # seat 3
+    assert rows[0, -2:].tolist() == [0.0, 0.0]  # me
+    assert np.array_equal(rows[:, :9], race.per_seat(me, 3))  # set 1's columns unchanged
+    with pytest.raises(ValueError, match="own"):
+        race.per_seat(0, 3, features=2)  # another seat's view of this tracker's private counts
+    with pytest.raises(ValueError, match="feature set"):
+        race.per_seat(me, 3, features=3)
+
+
+def test_feature_set_2_sizes_and_a_head_of_either_set_loads():
+    from clue_env.training.accusation import FEATURE_SETS, STOP_FEATURES_V2, stop_size
+    from clue_env.training.accusation_net import AccusationNet, accusation_from_state, accusation_state
+
+    assert stop_size(1) == STOP_FEATURES and stop_size(2) == STOP_FEATURES_V2 > STOP_FEATURES
+    with pytest.raises(ValueError, match="feature set"):
+        stop_size(7)
+    race = RaceTracker(3, 0, [1]).per_seat(0, 0, 2)
+    z = stop_features(np.zeros(POLICY_EXTRA, dtype=np.float32), 0.4, True, 5, race, 12, True, 3)
+    assert z.shape == (STOP_FEATURES_V2,) and np.isfinite(z).all()
+    for inputs in FEATURE_SETS:
+        head = accusation_from_state(accusation_state(AccusationNet(hidden=8, inputs=inputs)))
+        assert head.inputs == inputs
+    with pytest.raises(ValueError, match="feature set"):
+        accusation_from_state(accusation_state(AccusationNet(hidden=8, inputs=STOP_FEATURES + 1)))

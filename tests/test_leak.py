@@ -145,15 +145,18 @@ def _policy_features(obs, infos, viewer, n):
     from clue_env.training.features import SeatFeatures
 
     sf = SeatFeatures(viewer, n)
-    race = RaceTracker(n)
+    race = RaceTracker(n, viewer, np.flatnonzero(obs[0][:21]).tolist())  # the hand piece of the observation
     out = []
     for o, i in zip(obs, infos):
         f = sf.update(o, i).copy()
         race.feed(i)
         triples, how = triple_posterior(sf.knowledge, np.random.default_rng(0))
         top = sorted(triples.items(), key=lambda kv: (-kv[1], kv[0]))[:8]
-        z = stop_features(f, top[0][1] if top else 0.0, how, len(triples), race.per_seat(viewer, race.turn), race.turn, False, n)
-        out.append(np.concatenate([f, z, triple_features(top, f).ravel()]))
+        best = top[0][1] if top else 0.0
+        z = stop_features(f, best, how, len(triples), race.per_seat(viewer, race.turn), race.turn, False, n)
+        # feature set 2 also reads what the seat showed and holds: still only the seat's own knowledge
+        z2 = stop_features(f, best, how, len(triples), race.per_seat(viewer, race.turn, 2), race.turn, False, n)
+        out.append(np.concatenate([f, z, z2, triple_features(top, f).ravel()]))
     return out
 
 

@@ -48,16 +48,42 @@ _BELIEF_COLS = MAX_SEATS + 2
 _SOLUTION = N_CARDS * _BELIEF_COLS
 _CAND = _SOLUTION + N_CARDS + 1
 PER_SEAT = 9
-#: size of :func:`stop_features`
+#: size of :func:`stop_features` (feature set 1: the race inputs of :meth:`RaceTracker.per_seat`)
 STOP_FEATURES = 2 + 3 + 1 + 3 + 3 + 1 + 1 + 1 + 5 + MAX_SEATS * PER_SEAT + 9
+#: feature set 2 adds, per opponent, what its suggestions say about how it plays (see
+#: :class:`RaceTracker`): PER_SEAT_V2 race inputs a seat
+PER_SEAT_V2 = PER_SEAT + 2
+STOP_FEATURES_V2 = STOP_FEATURES + MAX_SEATS * (PER_SEAT_V2 - PER_SEAT)
+#: the head's input size -> its feature set (a head file says its input size; the agent computes the set it was fitted on)
+FEATURE_SETS = {STOP_FEATURES: 1, STOP_FEATURES_V2: 2}
+
+
+def stop_size(features: int) -> int:
+    """The accusation head's input size for feature set ``features`` (1 or 2)."""
+    for size, version in FEATURE_SETS.items():
+        if version == features:
+            return size
+    raise ValueError(f"unknown accusation feature set {features!r}; known: {sorted(FEATURE_SETS.values())}")
 
 
 class RaceTracker:
-    """Public counts per seat from one seat's event history (fed incrementally)."""
+    """Counts per seat from one seat's event history (fed incrementally): public ones, and (feature
+    set 2) two that only this seat can make, from what it showed and what it holds:
 
-    def __init__(self, num_players: int) -> None:
+    * how often an opponent names a card this seat has already shown it (a player who names only
+      cards it has not seen, as ``notebook`` does, never does; a prober may);
+    * how often an opponent's suggestion names one of this seat's cards.
+    """
+
+    def __init__(self, num_players: int, me: int = -1, hand: Sequence[int] = ()) -> None:
         n = num_players
         self.n = n
+        self.me = me
+        self.hand = frozenset(int(c) for c in hand)
+        #: (card, seat) pairs: this seat showed card to seat
+        self._shown_by_me: set[tuple[int, int]] = set()
+        self.renamed = np.zeros(n)
+        self.named_mine = np.zeros(n)
         self.suggestions = np.zeros(n)
         self.shown = np.zeros(n)
         self.unrefuted = np.zeros(n)
@@ -80,9 +106,15 @@ class RaceTracker:
                     self._triple = (a, WEAPON_BASE + b, ROOM_BASE + c)
                     self.suggestions[s] += 1
                     self.names[s, list(self._triple)] += 1
-                case Show(suggester=s):
+                    if s != self.me:
+                        named = self._triple
+                        self.renamed[s] += any((x, s) in self._shown_by_me for x in named)
+                        self.named_mine[s] += any(x in self.hand for x in named)
+                case Show(suggester=s, refuter=r, card=card):
                     self.shown[s] += 1
                     self.last_shown[s] = self.turn
+                    if r == self.me and card >= 0:  # this seat's own version of the event: it saw the card
+                        self._shown_by_me.add((card, s))
                 case Pass(suggester=s):
                     self.passes[s] += 1
                 case NoRefute(suggester=s):
@@ -93,13 +125,18 @@ class RaceTracker:
                     self.eliminated[s] = 1
         self.seen = len(events)
 
-    def per_seat(self, me: int, turn: int) -> np.ndarray:
-        """(MAX_SEATS, PER_SEAT) features, row k = the seat k places to my left (0 = me)."""
-        out = np.zeros((MAX_SEATS, PER_SEAT))
+    def per_seat(self, me: int, turn: int, features: int = 1) -> np.ndarray:
+        """(MAX_SEATS, PER_SEAT) features (PER_SEAT_V2 with ``features=2``), row k = the seat k
+        places to my left (0 = me)."""
+        if features not in (1, 2):
+            raise ValueError(f"unknown accusation feature set {features!r}; known: 1, 2")
+        if features == 2 and me != self.me:
+            raise ValueError(f"feature set 2 is this tracker's seat's own (seat {self.me}), not seat {me}'s")
+        out = np.zeros((MAX_SEATS, PER_SEAT if features == 1 else PER_SEAT_V2))
         for k in range(self.n):
             s = (me + k) % self.n
             last = self.last_shown[s]
-            out[k] = (
+            row: tuple[float, ...] = (
                 self.suggestions[s] / 10,
                 self.shown[s] / 10,
                 self.unrefuted[s] / 5,
@@ -110,6 +147,10 @@ class RaceTracker:
                 self.unrefuted_names[s].max() / 3,
                 1.0,
             )
+            if features == 2:
+                sug = max(self.suggestions[s], 1.0)
+                row = (*row, self.renamed[s] / sug, self.named_mine[s] / sug)
+            out[k] = row
         return out
 
 
@@ -147,7 +188,8 @@ def stop_features(
     start_of_turn: bool,
     num_players: int,
 ) -> np.ndarray:
-    """The accusation head's input vector (:data:`STOP_FEATURES` floats).
+    """The accusation head's input vector (:data:`STOP_FEATURES` floats, or
+    :data:`STOP_FEATURES_V2` with feature set 2's ``race``).
 
     ``policy_features``: the seat's :class:`~clue_env.training.features.SeatFeatures` vector;
     ``best_p``: the posterior of the most likely triple (``how`` as in :func:`triple_posterior`;
@@ -188,12 +230,16 @@ def triple_features(triples: Sequence[tuple[tuple[int, ...], float]], policy_fea
 
 __all__ = [
     "EXACT_BUDGET",
+    "FEATURE_SETS",
     "IMPORTANCE_SAMPLES",
     "MAX_TRIPLES",
+    "PER_SEAT_V2",
     "STOP_FEATURES",
+    "STOP_FEATURES_V2",
     "TOP_TRIPLES",
     "RaceTracker",
     "stop_features",
+    "stop_size",
     "triple_features",
     "triple_posterior",
 ]

@@ -35,7 +35,16 @@ import numpy as np
 from ..codec import default_codec
 from ..engine.cards import ROOM_BASE, WEAPON_BASE
 from ..engine.game import Phase
-from .accusation import STOP_FEATURES, TOP_TRIPLES, RaceTracker, stop_features, triple_features, triple_posterior
+from .accusation import (
+    FEATURE_SETS,
+    STOP_FEATURES,
+    TOP_TRIPLES,
+    RaceTracker,
+    stop_features,
+    stop_size,
+    triple_features,
+    triple_posterior,
+)
 from .features import SeatFeatures
 
 CODEC = default_codec()
@@ -63,10 +72,16 @@ class Trajectory:
 
 
 def record_game(
-    factories: Sequence[AgentFactory], rules: Any, seed: int, agent_seeds: Sequence[int], record: Sequence[bool]
+    factories: Sequence[AgentFactory],
+    rules: Any,
+    seed: int,
+    agent_seeds: Sequence[int],
+    record: Sequence[bool],
+    features: int = 1,
 ) -> list[Trajectory]:
     """Play one game (env reset with ``seed``; seat i played by ``factories[i]``) and return the
-    trajectories of the seats in ``record``."""
+    trajectories of the seats in ``record``, with the head's inputs of feature set ``features``."""
+    width = stop_size(features)
     import clue_env
 
     n = len(factories)
@@ -75,7 +90,7 @@ def record_game(
     for a in agents:
         a.reset()
     feats = [SeatFeatures(i, n) for i in range(n)]
-    races = [RaceTracker(n) for _ in range(n)]
+    races: list[RaceTracker | None] = [None] * n  # made at the seat's first opportunity (it needs the seat's hand)
     rngs = [np.random.default_rng(np.random.SeedSequence(agent_seeds[i], spawn_key=(1,))) for i in range(n)]
     rows: list[list[tuple[np.ndarray, tuple[int, ...], list[tuple[tuple[int, ...], float]], np.ndarray]]] = [[] for _ in range(n)]
     env.reset(seed=seed)
@@ -90,14 +105,16 @@ def record_game(
             f = feats[seat].update(obs["observation"], view.events)
             k = feats[seat].knowledge
             if k is not None and f[_SOLVED] == 0:
-                races[seat].feed(view.events)
+                race = races[seat]
+                if race is None:
+                    race = races[seat] = RaceTracker(n, seat, view.hand)
+                race.feed(view.events)
                 tp, how = triple_posterior(k, rngs[seat])
                 top = sorted(tp.items(), key=lambda kv: -kv[1])[:TOP_TRIPLES]
                 best_t: tuple[int, ...] = top[0][0] if top else ()
                 best_p = top[0][1] if top else 0.0
-                z = stop_features(
-                    f, best_p, how, len(tp), races[seat].per_seat(seat, view.turn), view.turn, view.phase == Phase.START, n
-                )
+                race_x = race.per_seat(seat, view.turn, features)
+                z = stop_features(f, best_p, how, len(tp), race_x, view.turn, view.phase == Phase.START, n)
                 rows[seat].append((z, tuple(sorted(best_t)), top, f.copy()))
         env.step(agents[seat].act(obs, info))
     s, w, r = g.envelope
@@ -108,7 +125,7 @@ def record_game(
             continue
         rs = rows[seat]
         T = len(rs)
-        x = np.zeros((T, STOP_FEATURES), dtype=np.float32)
+        x = np.zeros((T, width), dtype=np.float32)
         correct = np.zeros(T, dtype=np.float32)
         triples = np.zeros((T, TOP_TRIPLES, 2), dtype=np.float32)
         label = np.full(T, -1, dtype=np.int64)
@@ -125,12 +142,12 @@ def record_game(
 
 
 def _record_chunk(args: tuple[Any, ...]) -> list[Trajectory]:
-    factories, rules, seeds, agent_entropy, record = args
+    factories, rules, seeds, agent_entropy, record, features = args
     out: list[Trajectory] = []
     n = len(factories)
     for seed in seeds:
         agent_seeds = [int(np.random.SeedSequence(agent_entropy, spawn_key=(seed, i)).generate_state(1)[0]) for i in range(n)]
-        out += record_game(factories, rules, seed, agent_seeds, record)
+        out += record_game(factories, rules, seed, agent_seeds, record, features)
     return out
 
 
@@ -142,15 +159,19 @@ def record_games(
     workers: int = 1,
     progress: Callable[[int], None] | None = None,
     record: Sequence[bool] | None = None,
+    features: int = 1,
 ) -> list[Trajectory]:
     """Record the seats in ``record`` (default: every seat) of the games reset with ``seeds``, seat i played by
-    ``factories[i]`` (agent seeds are children of ``agent_entropy``, independent of the game seeds); ``progress(k)``
-    after each k games."""
+    ``factories[i]`` (agent seeds are children of ``agent_entropy``, independent of the game seeds), with the head's
+    inputs of feature set ``features``; ``progress(k)`` after each k games."""
+    stop_size(features)  # an unknown feature set is refused before any game
     mask = [True] * len(factories) if record is None else [bool(r) for r in record]
     if len(mask) != len(factories):
         raise ValueError(f"record has {len(mask)} entries for {len(factories)} seats")
     chunk = 10
-    jobs = [(list(factories), rules, list(seeds[i : i + chunk]), agent_entropy, mask) for i in range(0, len(seeds), chunk)]
+    jobs = [
+        (list(factories), rules, list(seeds[i : i + chunk]), agent_entropy, mask, features) for i in range(0, len(seeds), chunk)
+    ]
     out: list[Trajectory] = []
     if workers <= 1:
         for job in jobs:
@@ -310,12 +331,14 @@ def fit_head(
     from .accusation_net import AccusationNet
 
     torch.manual_seed(seed)
-    net = AccusationNet(hidden=hidden)
     if weights is not None and len(weights) != len(train):
         raise ValueError(f"weights has {len(weights)} entries for {len(train)} trajectories")
     keep = [i for i, t in enumerate(train) if len(t.correct)]
     train = [train[i] for i in keep]
     x = np.concatenate([t.x for t in train])
+    if x.shape[1] not in FEATURE_SETS:
+        raise ValueError(f"trajectories with {x.shape[1]} inputs per opportunity match no accusation feature set")
+    net = AccusationNet(hidden=hidden, inputs=int(x.shape[1]))  # the feature set the games were recorded with
     correct = np.concatenate([t.correct for t in train])
     w = (
         None

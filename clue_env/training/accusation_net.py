@@ -21,7 +21,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from .accusation import STOP_FEATURES
+from .accusation import FEATURE_SETS, STOP_FEATURES
 
 
 def _mlp(d: int, h: int) -> nn.Sequential:
@@ -73,8 +73,9 @@ def accusation_from_state(data: dict[str, Any]) -> AccusationNet:
     hidden, inputs = cfg["hidden"], cfg["inputs"]
     if not (isinstance(hidden, int) and 1 <= hidden <= 1024):
         raise ValueError(f"the accusation head's hidden size {hidden!r} is not an int in 1..1024")
-    if inputs != STOP_FEATURES:
-        raise ValueError(f"the accusation head takes {inputs!r} inputs; this clue_env computes {STOP_FEATURES}")
+    if inputs not in FEATURE_SETS:
+        known = ", ".join(f"{size} (feature set {v})" for size, v in FEATURE_SETS.items())
+        raise ValueError(f"the accusation head takes {inputs!r} inputs; this clue_env computes {known}")
     net = AccusationNet(hidden=hidden, inputs=inputs)
     try:
         net.load_state_dict(data["state_dict"])

@@ -600,7 +600,9 @@ class Trainer:
                 if os.path.exists(path):
                     part = load_trajectories(path)
                 else:
-                    part = record_games(factories, self.rules, seeds, entropy, workers=self.workers, record=mask)
+                    part = record_games(
+                        factories, self.rules, seeds, entropy, workers=self.workers, record=mask, features=a.features
+                    )
                     save_trajectories(path, part)
                 trajs += part
                 lineup_of.update((s, li) for s in seeds)
