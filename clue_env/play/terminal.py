@@ -40,10 +40,13 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
-from ..engine.cards import CARDS
+from ..engine.cards import CARDS, N_ROOMS, ROOMS, SUSPECTS, WEAPONS
 from ..engine.events import HIDDEN, Event, Peek, Show
+from ..render import dice_text, render_text
 from .names import FORMS, NameProblem, UnknownName, kind_names, read_action
 from .notes import MODES
+from .screen import MARK, SLACK, WIDE, Panel, beside, compose, label_board, terminal_size, wrap
+from .seat_lines import short_lines
 from .session import VERBS, AgentFailure, GameSession, SessionError
 
 #: longest line accepted at a prompt (the longest action text is under 50 characters)
@@ -99,6 +102,12 @@ class TerminalUI:
     off a tty every prompt is written on a line of its own before the line is read.
     ``confirm_typed``: whether an accusation typed as text asks for confirmation too (default:
     ``tty``; menu-built accusations always ask).
+    ``compact``: draw each decision as one screen that fits the terminal (default: ``tty``): the
+    news since the seat last looked, its hand, the suggestion to refute, the choices; the board,
+    the notebook and the log on request (:mod:`.screen`). Off, each decision prints the board,
+    the hand, the notebook and the choices, and every event as it happens (what a script reads).
+    ``size``: ``(columns, rows)`` of the screen (default: asked of the terminal at each drawing,
+    80x24 when it cannot say).
     """
 
     def __init__(
@@ -110,6 +119,8 @@ class TerminalUI:
         out: TextIO | None = None,
         tty: bool | None = None,
         confirm_typed: bool | None = None,
+        compact: bool | None = None,
+        size: tuple[int, int] | None = None,
     ) -> None:
         if notes not in MODES:
             raise ValueError(f"notes must be one of {', '.join(MODES)}, got {notes!r}")
@@ -120,6 +131,8 @@ class TerminalUI:
             tty = input_fn is None and _isatty(sys.stdin) and _isatty(self.out)
         self.tty = tty
         self.confirm_typed = tty if confirm_typed is None else confirm_typed
+        self.compact = tty if compact is None else compact
+        self.size = size
         self.input_fn: InputFn = input_fn if input_fn is not None else self._default_input()
         #: refused lines so far (each printed a message and changed nothing)
         self.refusals = 0
@@ -132,6 +145,8 @@ class TerminalUI:
         self._pending: str | None = None
         self._feed = len(session.events(session.humans[0])) if session.humans else 0
         self._last_seat: int | None = None
+        #: the news of the decision on screen (kept to draw it again)
+        self._news_now: tuple[str, ...] = ()
 
     # ------------------------------------------------------------------ input and output
     def _default_input(self) -> InputFn:
@@ -159,12 +174,24 @@ class TerminalUI:
             raise _Quit from None
         return line if isinstance(line, str) else ""
 
+    def say_wrapped(self, text: str, indent: str = "", hang: str | None = None) -> None:
+        """``text``, broken at word boundaries to the screen's width when compact (else as is)."""
+        if not self.compact:
+            self.say(indent + text)
+            return
+        for line in wrap(text, self.dims()[0] - 1, indent, hang):
+            self.say(line)
+
+    def dims(self) -> tuple[int, int]:
+        """``(columns, rows)`` of the screen now."""
+        return self.size if self.size is not None else terminal_size()
+
     def refuse(self, message: str, hint: bool = True) -> None:
         """Say why a line was refused (nothing changed)."""
         self.refusals += 1
         if len(message) > 300:
             message = message[:300] + "..."
-        self.say(f"?? {message} ({HINT})" if hint else f"?? {message}")
+        self.say_wrapped(f"?? {message} ({HINT})" if hint else f"?? {message}", hang="   ")
 
     # ------------------------------------------------------------------ the game
     def run(self) -> int:
@@ -182,7 +209,7 @@ class TerminalUI:
                 if seat is None:  # not reachable: someone always acts until the game is over
                     break
                 self._decide(seat)
-            self._flush_feed()
+            self._flush_feed(final=True)
             self._show_result()
             return 0
         except _Quit:
@@ -203,10 +230,25 @@ class TerminalUI:
         self.say("Type 'help' for the commands; an action's text form or a menu number plays.")
         self.say()
 
-    def _flush_feed(self) -> None:
-        """Print what happened since the feed was last printed (agents' moves as they happen)."""
+    def _flush_feed(self, final: bool = False) -> None:
+        """Print what happened since the feed was last printed (agents' moves as they happen).
+        Compact, nothing is printed until the end (``final``): each decision's screen shows the
+        news since that seat last looked."""
         s = self.session
         if not s.humans:
+            return
+        if self.compact:
+            if final and not self.hot_seat:
+                seat = s.humans[0]
+                events = s.events(seat)
+                news = events[len(events) - len(s.news(seat)) :]
+                for text in short_lines(s.game, seat, news, turns=True):
+                    self.say_wrapped(text, "  ", "    ")
+            elif final:  # public wording only (seat -1 is nobody: no private card is named)
+                new = s.events(s.humans[0])[self._feed :]
+                for text in short_lines(s.game, -1, new, turns=True):
+                    self.say_wrapped(text, "  ", "    ")
+            self._feed = len(s.events(s.humans[0]))
             return
         if self.hot_seat:  # public wording only; each seat's private details come at its decision
             events = s.events(s.humans[0])
@@ -248,7 +290,10 @@ class TerminalUI:
     def _announce(self, seat: int) -> None:
         s = self.session
         if self.tty:
-            self.out.write("\033[2J\033[H")  # clear the screen: the previous player's view goes away
+            # clear the screen and the scrollback: the previous player's hand goes away
+            self.out.write("\033[2J\033[3J\033[H")
+            who = s.game.cfg.display(SUSPECTS[s.game.seat_suspect[seat]])
+            self.say(f"pass the keyboard to {s.agent_name(seat)} ({who})")
             line = self._ask(f"{s.agent_name(seat)}, your turn: press Enter ")
             if line.strip():  # typed ahead: handled at the prompt, once the screen is shown
                 self._pending = line
@@ -258,6 +303,12 @@ class TerminalUI:
     # ------------------------------------------------------------------ what a seat is shown
     def _screen(self, seat: int) -> None:
         s = self.session
+        if self.compact:
+            history = s.events(seat)
+            fresh = history[len(history) - len(s.news(seat)) :]
+            self._news_now = tuple(short_lines(s.game, seat, fresh))
+            self._draw(seat)
+            return
         self.say("=" * 20 + f" {s.seat_label(seat)} " + "=" * 20)
         self.say(s.board_text())
         self._hand(seat)
@@ -274,11 +325,110 @@ class TerminalUI:
                     self.say(f"  {text}")
         self._choices(seat)
 
+    def _hand_text(self, seat: int) -> str:
+        return "your hand: " + ", ".join(self._display[CARDS[c]] for c in self.session.view(seat).hand)
+
     def _hand(self, seat: int) -> None:
-        hand = self.session.view(seat).hand
-        self.say("your hand: " + ", ".join(self._display[CARDS[c]] for c in hand))
+        self.say_wrapped(self._hand_text(seat), hang="           ")
+
+    # ------------------------------------------------------------------ the compact screen
+    def _draw(self, seat: int, right: Sequence[str] | None = None) -> None:
+        """The decision's compact screen; ``right``: lines to show beside it (the board when
+        the terminal is wide enough and ``right`` is not given), or before it when narrow."""
+        cols, rows = self.dims()
+        cols -= 1  # a full last column makes some terminals wrap
+        if right is None and cols >= WIDE - 1:
+            board = self._board_lines(seat)
+            if len(board) <= rows - SLACK:
+                right = board
+        if right is not None and cols >= WIDE - 1:
+            left = max(40, cols - max(len(line) for line in right) - 2)
+            panel = compose(self._panel(seat, beside_board=True), left, rows - SLACK)
+            for line in beside(panel, right, cols):
+                self.say(line)
+            return
+        for line in right or ():
+            self.say(line)
+        for line in compose(self._panel(seat), cols, rows - SLACK):
+            self.say(line)
+
+    def _panel(self, seat: int, beside_board: bool = False) -> Panel:
+        s = self.session
+        view = s.view(seat)
+        g = s.game
+        d = self._display
+        node = view.tokens[view.characters[seat]]
+        if 0 <= node < N_ROOMS:
+            where = f"in the {d[ROOMS[node]]}"
+        elif node >= N_ROOMS:
+            where = f"on square {g.board.describe(node)}"
+        else:
+            where = "off the board"
+        header = f"{s.seat_label(seat)} | turn {view.turn}/{view.max_turns} | {where}"
+        if view.dice:
+            header += f" | {dice_text(g, tuple(view.dice))}"
+        groups = s.legal_groups(seat)
+        pending = None
+        if self._refuting(groups) and view.pending is not None:
+            sug, sus, wep, room = view.pending
+            name = d[SUSPECTS[view.characters[sug]]]
+            pending = (
+                f"{name} suggests {d[SUSPECTS[sus]]} with the {d[WEAPONS[wep]]} in the {d[ROOMS[room]]}:"
+                f" show {name} one of your cards"
+            )
+            choices = ["you can show:"] + [f"  {n:>2} {d[text.split(' ', 1)[1]]}" for n, text in enumerate(groups["show"], 1)]
+        else:
+            choices = ["your choices:"]
+            for n, (verb, texts) in enumerate(groups.items(), 1):
+                if verb in SINGLE or len(texts) == 1 and verb != "accuse":
+                    choices.append(f"  {n:>2} {texts[0]}")
+                else:
+                    choices.append(f"  {n:>2} {verb}  ({len(texts)} choices)")
+        notes: list[str] = []
+        if "move" in groups:
+            where = "on the board" if beside_board else "type board to see them"
+            notes.append(f"{len(groups['move'])} squares to move to, marked {MARK} ({where})")
+        return Panel(header=header, hand=self._hand_text(seat), news=self._news_now, pending=pending,
+                     choices=tuple(choices), notes=tuple(notes))  # fmt: skip
+
+    def _board_lines(self, seat: int) -> list[str]:
+        """The public board with row and column numbers, the squares ``seat`` may move to marked."""
+        s = self.session
+        text = render_text(s.game, log_lines=0)
+        if text.endswith("\n-- log --"):
+            text = text[: -len("\n-- log --")]
+        groups = s.legal_groups(seat)
+        marks = [tuple(int(x) for x in t.split(" ", 1)[1].split(",")) for t in groups.get("move", ())]
+        board = s.game.board
+        lines = label_board(text, board.rows, board.cols, [(m[0], m[1]) for m in marks], self.dims()[0] - 1)
+        if marks:
+            lines.append(f"{MARK} = a square you can move to now: move ROW,COL (row at the left, column on top)")
+        rooms = [self._display[t.split(" ", 1)[1]] for t in groups.get("enter", ())]
+        if rooms:
+            lines.append("you can enter: " + ", ".join(rooms))
+        return lines
+
+    def _extra(self, seat: int, lines: Sequence[str]) -> None:
+        """Lines asked for (the board, the notebook): beside the screen when the terminal is
+        wide, else printed, then the hand (and the suggestion to refute) again."""
+        if self.dims()[0] >= WIDE:
+            self._draw(seat, right=lines)
+            return
+        for line in lines:
+            self.say(line)
+        self._reminder(seat)
+
+    def _reminder(self, seat: int) -> None:
+        """The hand, and the suggestion to refute, next to the prompt again."""
+        self._hand(seat)
+        panel = self._panel(seat)
+        if panel.pending:
+            self.say_wrapped(panel.pending, hang="  ")
 
     def _choices(self, seat: int) -> None:
+        if self.compact:
+            self._draw(seat)
+            return
         groups = self.session.legal_groups(seat)
         if self._refuting(groups):
             self._show_menu(seat)
@@ -429,7 +579,10 @@ class TerminalUI:
         if command == "legal":
             self._legal(seat, arg)
         elif command == "board":
-            self.say(s.board_text())
+            if self.compact:
+                self._extra(seat, self._board_lines(seat))
+            else:
+                self.say(s.board_text())
         elif command == "hand":
             self._hand(seat)
         elif command == "notes":
@@ -438,15 +591,24 @@ class TerminalUI:
                 self.refuse(f"no notes mode {_short(arg)!r}: notes {' | '.join(m for m in MODES if m != 'off')}")
             elif mode == "off":
                 self.say("the notebook is off (--notes seen, facts or deduce shows it; or type 'notes seen', ...)")
+            elif self.compact:
+                self._extra(seat, [f"notebook ({mode}):", *s.notes(seat, mode).text(self._display).split("\n")])
             else:
                 self.say(f"notebook ({mode}):")
                 self.say(s.notes(seat, mode).text(self._display))
         elif command == "log":
             events = s.events(seat)
+            if self.compact:
+                for text in short_lines(s.game, seat, events, turns=True):
+                    self.say_wrapped(text, "  ", "    ")
+                self._reminder(seat)
+                return
             for text in self._annotate(seat, events, s.words(events)):
                 self.say(f"  {text}")
         elif command == "help":
             self.say(HELP)
+            if self.compact:
+                self._reminder(seat)
         elif command == "quit":
             raise _Quit
 
@@ -483,9 +645,11 @@ class TerminalUI:
 
         ``named``: card id (or square ``R,C``) -> key, so that a name picks too (``plum``, ``din``).
         A command is answered here and the menu asks again; anything refused asks again here."""
+        if self.compact:
+            self._reminder(seat)
         self.say(title)
         width = max(len(label) for _k, label in items) + 6
-        per_row = max(1, 78 // width)
+        per_row = max(1, (self.dims()[0] - 2 if self.compact else 78) // width)
         cells = [f"{n:>3} {label}".ljust(width) for n, (_k, label) in enumerate(items, 1)]
         for i in range(0, len(cells), per_row):
             self.say("".join(cells[i : i + per_row]).rstrip())
@@ -590,6 +754,9 @@ class TerminalUI:
         _verb, s_, w, r = text.split(" ")
         d = self._display
         prompt = f"accuse {d[s_]} with the {d[w]} in the {d[r]}? A wrong accusation ends your game. [y/N] "
+        if self.compact:  # the question on a line of its own, fitting 80 columns
+            self.say("A wrong accusation ends your game.")
+            prompt = f"accuse {d[s_]} with the {d[w]} in the {d[r]}? [y/N] "
         while True:
             line = self._ask(prompt)
             if self._bad_line(line):
@@ -600,6 +767,8 @@ class TerminalUI:
                 return
             if answer in ("", "n", "no"):
                 self.say("not accused")
+                if self.compact:
+                    self._draw(seat)
                 return
             self.refuse(f"answer y (accuse) or n (do not accuse), not {_short(line)!r}", hint=False)
 
