@@ -145,17 +145,7 @@ class ReplayTerminal:
             self.say(f"game over: {result_text(game)}")
 
     def _word(self, ev: Event, game: Any) -> str:
-        """An event as the current view sees it: the card of a ``show`` or a ``peek`` only for
-        its seats (or everyone in the ``all`` view)."""
-        text = ev.wording(game)
-        seat = self.view
-        if isinstance(ev, Show):
-            if seat == ALL or isinstance(seat, int) and seat in (ev.refuter, ev.suggester) and ev.card != HIDDEN:
-                text += f" (the card: {self._display[CARDS[ev.card]]})"
-        elif isinstance(ev, Peek):
-            if seat == ALL or seat == ev.seat and ev.card != HIDDEN:
-                text += f" (the card: {self._display[CARDS[ev.card]]})"
-        return text
+        return word_event(ev, game, self.view, self._display)
 
     def notes(self) -> None:
         """The cards of the current view at the current position."""
@@ -192,6 +182,19 @@ class ReplayTerminal:
 
     def _view_name(self) -> str:
         return self.view if isinstance(self.view, str) else f"player_{self.view}"
+
+
+def word_event(ev: Event, game: Any, view: str | int, display: dict[str, str]) -> str:
+    """An (unredacted) event as ``view`` sees it (``PUBLIC``, ``ALL`` or a seat): the card of a
+    ``show`` or a ``peek`` only for its seats, or for everyone in the ``all`` view."""
+    text = ev.wording(game)
+    if isinstance(ev, Show):
+        if view == ALL or isinstance(view, int) and view in (ev.refuter, ev.suggester) and ev.card != HIDDEN:
+            text += f" (the card: {display[CARDS[ev.card]]})"
+    elif isinstance(ev, Peek):
+        if view == ALL or view == ev.seat and ev.card != HIDDEN:
+            text += f" (the card: {display[CARDS[ev.card]]})"
+    return text
 
 
 def format_account(account: dict[str, Any], rules: Any) -> str:
@@ -242,4 +245,4 @@ def _read_line(prompt: str = "") -> str:
     return line.rstrip("\n")
 
 
-__all__ = ["ReplayTerminal", "format_account", "play_replay"]
+__all__ = ["ALL", "PUBLIC", "ReplayTerminal", "format_account", "play_replay", "word_event"]
