@@ -504,6 +504,10 @@ def create_app(
         tag, view = await run_in_threadpool(work)
         return JSONResponse(view, headers=_view_headers(tag))
 
+    from .replay_routes import add_replay_routes  # the replay page (its module imports this one)
+
+    add_replay_routes(app, body_timeout)
+
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:
         return FileResponse(str(STATIC.joinpath("index.html")), media_type="text/html")

@@ -1,0 +1,338 @@
+"""The browser's replay page: ``POST /api/replays``, ``GET /api/replays/{id}`` and ``/replay``.
+
+A replay is a finished game (``evaluate.py --replays``), so every card in it may be shown (R31
+concerns a game still running). The server holds no other route to a replay: a replay is only
+ever what a client uploads. A web game in progress cannot be turned into one, and a game id
+means nothing here.
+
+``POST /api/replays`` takes a replay file's JSON as its body (at most :data:`MAX_REPLAY_BODY`
+bytes). The server checks it (:func:`clue_env.replay.parse_replay`) and plays it again with the
+current code (:class:`clue_env.replay.Playback`). A malformed file gets 400 and a stale one 422,
+each with the message that ``play.py --replay`` prints. A replay that plays back is kept in a
+small LRU (:class:`ReplayStore`) under a random id. Loading the same file again gives the same id.
+The answer is ``{"replay": ID, "steps": N, "seats": [...], "outcome": {...}, ...}``.
+
+``GET /api/replays/{id}?step=K&view=all|public|player_k`` returns position ``K`` (the game after
+``K`` decisions, 0: the deal) as that view sees it, worded as in the terminal stepper
+(:mod:`clue_env.play.replay_terminal`). See :func:`replay_position`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import secrets
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse, JSONResponse
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect
+
+from ...engine.cards import CARDS, ROOM_BASE, ROOMS, SUSPECTS, WEAPON_BASE, WEAPONS
+from ...engine.wording import result_text
+from ...replay import Playback, Replay, ReplayError, StaleReplay, from_document
+from ..notes import notebook
+from ..replay_terminal import ALL, PUBLIC, format_account, word_event
+from .server import BODY_TIMEOUT, STATIC, ApiError
+
+#: the largest replay file accepted (a long six-player game with accounts is under 100 KiB)
+MAX_REPLAY_BODY = 512 * 1024
+#: replays kept in memory (the least recently used one is forgotten first)
+MAX_REPLAYS = 16
+_DIGITS = re.compile(r"[0-9]{1,9}")
+_SEAT = re.compile(r"player_([0-9])")
+_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+log = logging.getLogger("clue_env.play.web")
+
+
+@dataclass
+class LoadedReplay:
+    """One replay that played back, with the turn of every position (for the step lines)."""
+
+    id: str
+    digest: str
+    playback: Playback
+    turns: list[int]
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class ReplayStore:
+    """A bounded LRU of loaded replays, by random id (and by digest, so that one file loaded
+    twice is one entry). Thread-safe."""
+
+    def __init__(self, max_replays: int = MAX_REPLAYS) -> None:
+        if max_replays < 1:
+            raise ValueError(f"max_replays must be at least 1, got {max_replays}")
+        self.max_replays = max_replays
+        self._items: OrderedDict[str, LoadedReplay] = OrderedDict()
+        self._by_digest: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, replay_id: str) -> LoadedReplay | None:
+        with self._lock:
+            item = self._items.get(replay_id)
+            if item is not None:
+                self._items.move_to_end(replay_id)
+            return item
+
+    def by_digest(self, digest: str) -> LoadedReplay | None:
+        with self._lock:
+            replay_id = self._by_digest.get(digest)
+        return None if replay_id is None else self.get(replay_id)
+
+    def add(self, digest: str, playback: Playback) -> LoadedReplay:
+        turns = [playback.env_at(k).game.turn for k in range(playback.steps + 1)]
+        with self._lock:
+            known = self._by_digest.get(digest)
+            if known is not None and known in self._items:
+                self._items.move_to_end(known)
+                return self._items[known]
+            item = LoadedReplay(secrets.token_urlsafe(12), digest, playback, turns)
+            self._items[item.id] = item
+            self._by_digest[digest] = item.id
+            while len(self._items) > self.max_replays:
+                _, old = self._items.popitem(last=False)
+                self._by_digest.pop(old.digest, None)
+            return item
+
+
+def parse_document(data: bytes) -> tuple[str, Replay]:
+    """A replay file's bytes checked (:class:`ReplayError` naming the problem): its digest and
+    its :class:`~clue_env.replay.Replay`, not yet played back."""
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise ReplayError("replay file: not a replay file: the JSON is nested too deeply") from None
+    except (UnicodeDecodeError, ValueError) as e:
+        raise ReplayError(f"replay file: not a replay file: not valid JSON ({e}); is it truncated?") from None
+    replay = from_document(doc, "replay file")
+    return str(doc["digest"]), replay
+
+
+def play_back(replay: Replay) -> Playback:
+    """The replay played again by the current code (:class:`StaleReplay` when it does not reproduce)."""
+    try:
+        return Playback(replay)
+    except StaleReplay as e:
+        raise StaleReplay(f"replay file: {e}") from None
+
+
+def summary(item: LoadedReplay) -> dict[str, Any]:
+    """What ``POST /api/replays`` answers: the replay's id, its length, seats and outcome."""
+    r = item.playback.replay
+    game = item.playback.env_at(0).game
+    return {
+        "replay": item.id,
+        "steps": r.steps,
+        "num_players": r.num_players,
+        "rules": r.rules.name,
+        "seed": r.seed,
+        "game": r.game,
+        "package": r.package,
+        "digest": item.digest,
+        "accounts": r.accounts is not None,
+        "seats": _seats(item.playback, game),
+        "views": [ALL, PUBLIC] + [f"player_{i}" for i in range(r.num_players)],
+        "outcome": r.outcome.to_json(),
+        "names": {c: r.rules.display(c) for c in CARDS},
+        "cards": {"suspects": list(SUSPECTS), "weapons": list(WEAPONS), "rooms": list(ROOMS)},
+    }
+
+
+def _seats(pb: Playback, game: Any) -> list[dict[str, Any]]:
+    cfg = pb.replay.rules
+    return [
+        {
+            "seat": f"player_{i}",
+            "character": SUSPECTS[game.seat_suspect[i]],
+            "name": cfg.display(SUSPECTS[game.seat_suspect[i]]),
+            "spec": s.spec,
+        }
+        for i, s in enumerate(pb.replay.seats)
+    ]
+
+
+def parse_view(text: str, num_players: int) -> str | int:
+    """``all``, ``public`` or ``player_k`` as the terminal stepper's view (``ALL``, ``PUBLIC`` or a seat)."""
+    if text in (ALL, PUBLIC):
+        return text
+    m = _SEAT.fullmatch(text)
+    if m and int(m.group(1)) < num_players:
+        return int(m.group(1))
+    seats = ", ".join(f"player_{i}" for i in range(num_players))
+    raise ValueError(f"view must be all, public or a seat ({seats}), got {text[:40]!r}")
+
+
+def replay_position(item: LoadedReplay, k: int, view: str | int) -> dict[str, Any]:
+    """Position ``k`` of a loaded replay as ``view`` sees it (the caller holds ``item.lock``).
+
+    Always: the board (``public``: tokens, weapons, dice, phase, the public record less its log),
+    the seats, and for ``k >= 1`` the step's actor, its action (text form and display words) and
+    what it caused (``events``, worded for the view as in the terminal). ``hands``: every hand in
+    the ``all`` view, the seat's own in a seat's view, none in the public view; ``notes``: the
+    seat's notebook of proved facts (a seat's view only); ``account``: the acting agent's own
+    account, in the ``all`` view or the view of the seat that decided; ``envelope`` and
+    ``board_cards``: in the ``all`` view and at the last position; ``result``: at the last."""
+    pb = item.playback
+    r = pb.replay
+    display = {c: r.rules.display(c) for c in CARDS}
+    env = pb.env_at(k)
+    game = env.game
+    public = env.public_state()
+    public.pop("log", None)  # the whole record: the page shows each step's events instead
+    last = k == pb.steps
+    out: dict[str, Any] = {
+        "replay": item.id,
+        "step": k,
+        "steps": pb.steps,
+        "view": view if isinstance(view, str) else f"player_{view}",
+        "rules": r.rules.name,
+        "num_players": r.num_players,
+        "seats": _seats(pb, game),
+        "names": display,
+        "public": public,
+        "turn": item.turns[k],
+        "actor": None,
+        "actor_spec": None,
+        "step_turn": None,
+        "action": None,
+        "action_words": None,
+        "events": [],
+        "hands": {},
+        "notes": None,
+        "account": None,
+        "account_text": None,
+        "envelope": None,
+        "board_cards": None,
+        "over": last,
+        "outcome": r.outcome.to_json() if last else None,
+        "result": result_text(game) if last else None,
+    }
+    if k >= 1:
+        seat = pb.actor(k)
+        out["actor"] = f"player_{seat}"
+        out["actor_spec"] = r.seats[seat].spec
+        out["step_turn"] = item.turns[k - 1]
+        out["action"] = pb.action_text(k)
+        out["action_words"] = pb.action_words(k)
+        out["events"] = [word_event(ev, game, view, display) for ev in pb.events(k)]
+        account = pb.account(k)
+        if account is not None and (view == ALL or view == seat):
+            out["account"] = account
+            out["account_text"] = format_account(account, r.rules)
+    if view == ALL:
+        out["hands"] = {f"player_{i}": [CARDS[c] for c in sorted(h)] for i, h in enumerate(game.hands)}
+    elif isinstance(view, int):
+        sv = env.seat_view(f"player_{view}")
+        out["hands"] = {f"player_{view}": [CARDS[c] for c in sv.hand]}
+        out["notes"] = notebook(sv, "facts").to_json()
+    if view == ALL or last:
+        s, w, rm = game.envelope
+        out["envelope"] = [CARDS[s], CARDS[WEAPON_BASE + w], CARDS[ROOM_BASE + rm]]
+        out["board_cards"] = {ROOMS[room]: CARDS[c] for room, c in sorted(game.board_cards.items())}
+    return out
+
+
+async def _read_body(request: Request, limit: int, timeout: float) -> bytes:
+    """The raw body: 413 over ``limit`` bytes, 408 when it has not all arrived in ``timeout``
+    seconds, 400 when the client left before it all arrived (as the server's ``_read_json``)."""
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not (length.isascii() and length.isdigit()):
+            raise ApiError(400, "bad Content-Length header")
+        if int(length) > limit:
+            raise ApiError(413, f"a replay file is at most {limit // 1024} KiB; this body is larger")
+    body = bytearray()
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    chunks = request.stream().__aiter__()
+    while True:
+        try:
+            chunk = await asyncio.wait_for(chunks.__anext__(), max(0.0, deadline - loop.time()))
+        except StopAsyncIteration:
+            break
+        except ClientDisconnect:
+            raise ApiError(400, "the client disconnected before its request body arrived", {"Connection": "close"}) from None
+        except asyncio.TimeoutError:
+            raise ApiError(408, f"the request body did not arrive within {timeout:g} seconds", {"Connection": "close"}) from None
+        body += chunk
+        if len(body) > limit:
+            raise ApiError(413, f"a replay file is at most {limit // 1024} KiB; this body is larger")
+    return bytes(body)
+
+
+def add_replay_routes(app: FastAPI, body_timeout: float = BODY_TIMEOUT, store: ReplayStore | None = None) -> ReplayStore:
+    """Register the replay routes and the ``/replay`` page on ``app``; returns their store
+    (also ``app.state.replays``)."""
+    replays = store if store is not None else ReplayStore()
+    app.state.replays = replays
+
+    @app.post("/api/replays", status_code=201)
+    async def load(request: Request) -> JSONResponse:
+        data = await _read_body(request, MAX_REPLAY_BODY, body_timeout)
+        if not data.strip():
+            raise ApiError(400, "the body must be a replay file's JSON (evaluate.py --replays DIR writes them)")
+
+        def work() -> dict[str, Any]:
+            try:
+                digest, replay = parse_document(data)
+                item = replays.by_digest(digest)
+                if item is None:
+                    item = replays.add(digest, play_back(replay))
+            except StaleReplay as e:
+                raise ApiError(422, str(e)[:1000]) from None
+            except ReplayError as e:
+                raise ApiError(400, str(e)[:1000]) from None
+            except Exception as e:  # noqa: BLE001 - a hostile file is the client's problem, never a 5xx
+                log.warning("replay refused: %s: %s", type(e).__name__, str(e)[:200])
+                raise ApiError(422, f"replay file: the current code cannot play this replay back ({type(e).__name__})") from None
+            with item.lock:
+                return summary(item)
+
+        return JSONResponse(await run_in_threadpool(work), status_code=201)
+
+    @app.get("/api/replays/{replay_id}")
+    async def position(replay_id: str, request: Request) -> dict[str, Any]:
+        item = replays.get(replay_id) if _ID.fullmatch(replay_id) else None
+        if item is None:
+            raise ApiError(404, "no such replay: it may have been forgotten (load the file again)")
+        raw = request.query_params.get("step", "0")
+        if not _DIGITS.fullmatch(raw) or int(raw) > item.playback.steps:
+            raise ApiError(400, f"step must be an integer 0..{item.playback.steps}, got {raw[:40]!r}")
+        try:
+            view = parse_view(request.query_params.get("view", PUBLIC), item.playback.replay.num_players)
+        except ValueError as e:
+            raise ApiError(400, str(e)) from None
+
+        def work() -> dict[str, Any]:
+            with item.lock:
+                return replay_position(item, int(raw), view)
+
+        return await run_in_threadpool(work)
+
+    @app.get("/replay", include_in_schema=False)
+    async def page() -> FileResponse:
+        return FileResponse(str(STATIC.joinpath("replay.html")), media_type="text/html")
+
+    return replays
+
+
+__all__ = [
+    "MAX_REPLAYS",
+    "MAX_REPLAY_BODY",
+    "LoadedReplay",
+    "ReplayStore",
+    "add_replay_routes",
+    "parse_document",
+    "play_back",
+    "replay_position",
+]

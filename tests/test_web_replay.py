@@ -1,0 +1,448 @@
+"""The browser's replay page (issue 17, item 8): ``POST /api/replays`` checks and plays back a
+replay file written by ``evaluate.py --replays``, ``GET /api/replays/ID?step=K&view=V`` gives
+every position for every view, and the page (``/replay``) steps through it in a real browser.
+
+Every step the API gives equals :class:`clue_env.replay.Playback`'s position and the terminal
+stepper's words for the same view; a tampered or stale file gets a clear 4xx; a seat's view
+holds only that seat's hand and accounts; a hostile body is never a 5xx; a live web game cannot
+be reached through the replay routes.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi", reason="the web server needs the 'play' extra: pip install -e '.[play]'")
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+import agents  # noqa: E402
+from clue_env import replay as R  # noqa: E402
+from clue_env.engine.cards import CARDS, ROOM_BASE, WEAPON_BASE  # noqa: E402
+from clue_env.play.replay_terminal import ALL, PUBLIC, ReplayTerminal, word_event  # noqa: E402
+from clue_env.play.web.replay_routes import MAX_REPLAY_BODY, ReplayStore, play_back  # noqa: E402
+from clue_env.play.web.server import STATIC, create_app  # noqa: E402
+
+BASE_URL = "http://127.0.0.1:8000"
+SPECS = ["deduction", "deduction", "notebook"]  # two seats that record accounts
+
+
+# ---------------------------------------------------------------------- fixtures
+@pytest.fixture(scope="module")
+def replay_files(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """Two games written by the tournament (as ``evaluate.py --replays`` writes them)."""
+    from agents.tournament import run_tournament
+
+    d = tmp_path_factory.mktemp("web_replays")
+    run_tournament(SPECS, 2, workers=1, progress=False, agent_seed=5, seed=21, replays=str(d))
+    paths = sorted(str(d / f) for f in os.listdir(d))
+    assert len(paths) == 2
+    return paths
+
+
+@pytest.fixture(scope="module")
+def client() -> TestClient:
+    return TestClient(create_app(agents.play_factory, agent_delay=0.0), base_url=BASE_URL)
+
+
+def read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def load(client: TestClient, data: bytes | str) -> Any:
+    return client.post("/api/replays", content=data, headers={"Content-Type": "application/json"})
+
+
+def loaded(client: TestClient, path: str) -> dict[str, Any]:
+    r = load(client, read(path))
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def position(client: TestClient, rid: str, step: int, view: str) -> dict[str, Any]:
+    r = client.get(f"/api/replays/{rid}", params={"step": step, "view": view})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def resigned(doc: dict[str, Any]) -> bytes:
+    """The document with its digest recomputed (a forger's edit: the digest passes)."""
+    doc = dict(doc)
+    doc["digest"] = R.digest(doc)
+    return R.dumps(doc)
+
+
+def terminal_lines(pb: R.Playback, k: int, view: str | int) -> list[str]:
+    """What ``play.py --replay`` prints for step ``k`` in ``view``."""
+    out = io.StringIO()
+    t = ReplayTerminal(pb, out=out, input_fn=lambda _p: "q")
+    t.view = view
+    t.go(k)
+    return out.getvalue().splitlines()
+
+
+# ---------------------------------------------------------------------- loading
+def test_loading_a_replay_answers_its_id_steps_seats_and_outcome(client, replay_files):
+    pb = R.open_replay(replay_files[0])
+    s = loaded(client, replay_files[0])
+    assert s["steps"] == pb.steps and s["num_players"] == 3 and s["rules"] == "classic"
+    assert [x["spec"] for x in s["seats"]] == [x.spec for x in pb.replay.seats]
+    assert [x["seat"] for x in s["seats"]] == ["player_0", "player_1", "player_2"]
+    assert s["outcome"] == pb.replay.outcome.to_json() and s["accounts"] is True
+    assert s["views"] == ["all", "public", "player_0", "player_1", "player_2"]
+    assert loaded(client, replay_files[0])["replay"] == s["replay"]  # the same file: the same entry
+    assert loaded(client, replay_files[1])["replay"] != s["replay"]
+
+
+@pytest.mark.parametrize("index", [0, 1])
+def test_every_step_from_the_api_is_the_playback_position_and_the_terminal_words(client, replay_files, index):
+    path = replay_files[index]
+    pb = R.open_replay(path)
+    rid = loaded(client, path)["replay"]
+    views: list[str | int] = [ALL, PUBLIC, 0, 1, 2]
+    for k in range(pb.steps + 1):
+        view = views[k % len(views)]
+        name = view if isinstance(view, str) else f"player_{view}"
+        got = position(client, rid, k, name)
+        env = pb.env_at(k)
+        game = env.game
+        public = env.public_state()
+        assert got["step"] == k and got["steps"] == pb.steps and got["view"] == name
+        assert got["public"]["tokens"] == public["tokens"], k
+        assert got["public"]["weapons"] == public["weapons"], k
+        assert got["public"]["dice"] == public["dice"] and got["public"]["phase"] == public["phase"], k
+        assert "log" not in got["public"]
+        assert got["over"] is (k == pb.steps)
+        if k == 0:
+            assert got["actor"] is None and got["action"] is None and got["events"] == []
+            continue
+        assert got["actor"] == f"player_{pb.actor(k)}" and got["actor_spec"] == pb.replay.seats[pb.actor(k)].spec
+        assert got["action"] == pb.action_text(k) and got["action_words"] == pb.action_words(k)
+        display = {c: pb.replay.rules.display(c) for c in CARDS}
+        assert got["events"] == [word_event(ev, pb.env_at(k).game, view, display) for ev in pb.events(k)]
+        # the same words as the terminal stepper, line for line (its step line, events, account, result)
+        lines = terminal_lines(pb, k, view)
+        assert lines[0].endswith(f"[{got['actor_spec']}]: {got['action_words']}") and f"(turn {got['step_turn']})" in lines[0]
+        rest = [ln.removeprefix("  ") for ln in lines[1:]]
+        expected = list(got["events"])
+        if got["account_text"] is not None:
+            expected.append(f"account: {got['account_text']}")
+        if got["result"] is not None:
+            expected.append(f"game over: {got['result']}")
+        assert rest == expected, k
+        if view == ALL:
+            assert got["hands"] == {f"player_{i}": [CARDS[c] for c in sorted(h)] for i, h in enumerate(game.hands)}
+    last = position(client, rid, pb.steps, "public")
+    s, w, r = pb.env_at(pb.steps).game.envelope
+    assert last["envelope"] == [CARDS[s], CARDS[WEAPON_BASE + w], CARDS[ROOM_BASE + r]]
+    assert last["outcome"] == pb.replay.outcome.to_json() and "wins" in last["result"] or "nobody" in last["result"]
+
+
+def test_going_back_gives_the_same_position_again(client, replay_files):
+    rid = loaded(client, replay_files[0])["replay"]
+    pb = R.open_replay(replay_files[0])
+    forward = [position(client, rid, k, "all") for k in range(0, pb.steps + 1, 7)]
+    backward = [position(client, rid, k, "all") for k in reversed(range(0, pb.steps + 1, 7))]
+    assert forward == list(reversed(backward))
+
+
+# ---------------------------------------------------------------------- views (what each may see)
+def test_a_seat_view_shows_only_its_own_hand_notebook_and_accounts(client, replay_files):
+    pb = R.open_replay(replay_files[0])
+    rid = loaded(client, replay_files[0])["replay"]
+    own_accounts = 0
+    for seat in range(3):
+        name = f"player_{seat}"
+        for k in range(1, pb.steps):
+            got = position(client, rid, k, name)
+            hand = [CARDS[c] for c in pb.env_at(k).seat_view(name).hand]
+            assert got["hands"] == {name: hand}
+            assert got["notes"] is not None and got["envelope"] is None and got["board_cards"] is None
+            if pb.actor(k) == seat and pb.account(k) is not None:
+                assert got["account"] == pb.account(k) and got["account_text"]
+                own_accounts += 1
+            else:
+                assert got["account"] is None and got["account_text"] is None
+            for ev_text in got["events"]:  # another pair's shown card is never named
+                if " shows " in ev_text and "(the card:" in ev_text:
+                    ev = next(e for e in pb.events(k) if getattr(e, "kind", "") == "show")
+                    assert seat in (ev.refuter, ev.suggester)
+    assert own_accounts > 0
+
+
+def test_the_public_view_shows_no_hand_no_notebook_no_account_and_the_envelope_only_at_the_end(client, replay_files):
+    pb = R.open_replay(replay_files[1])
+    rid = loaded(client, replay_files[1])["replay"]
+    for k in range(pb.steps + 1):
+        got = position(client, rid, k, "public")
+        assert got["hands"] == {} and got["notes"] is None and got["account"] is None
+        assert (got["envelope"] is not None) is (k == pb.steps)
+        assert not any("(the card:" in e for e in got["events"])
+    shown = [position(client, rid, k, "all") for k in range(1, pb.steps + 1)]
+    assert any(p["account"] for p in shown) and all(p["envelope"] for p in shown)
+
+
+# ---------------------------------------------------------------------- tampered, stale, hostile
+def test_a_tampered_file_is_refused_with_the_digest_message(client, replay_files):
+    doc = json.loads(read(replay_files[0]))
+    doc["actions"][3] = (doc["actions"][3] + 1) % 50
+    r = load(client, R.dumps(doc))
+    assert r.status_code == 400 and "digest mismatch" in r.json()["error"]
+    r = load(client, read(replay_files[0])[:-40])
+    assert r.status_code == 400 and "not valid JSON" in r.json()["error"] and "truncated" in r.json()["error"]
+
+
+def test_a_stale_replay_is_refused_with_the_playback_message(client, replay_files):
+    doc = json.loads(read(replay_files[0]))
+    pb = R.open_replay(replay_files[0])
+    # an action the game does not allow at its step (a forger's edit, or another version's game)
+    env = pb.env_at(4)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    doc["actions"][4] = int(next(i for i in range(len(mask)) if not mask[i]))
+    r = load(client, resigned(doc))
+    assert r.status_code == 422
+    assert R.STALE in r.json()["error"] and "step 5" in r.json()["error"] and "not a legal action" in r.json()["error"]
+    # another outcome than the game's
+    doc = json.loads(read(replay_files[0]))
+    doc["outcome"]["turns"] += 1
+    r = load(client, resigned(doc))
+    assert r.status_code == 422 and R.STALE in r.json()["error"] and "the replay says" in r.json()["error"]
+    # cut short
+    doc = json.loads(read(replay_files[0]))
+    doc["actions"], doc["actors"], doc["accounts"] = doc["actions"][:-3], doc["actors"][:-3], doc["accounts"][:-3]
+    r = load(client, resigned(doc))
+    assert r.status_code == 422 and "is not over" in r.json()["error"]
+
+
+def test_hostile_bodies_get_a_4xx_never_a_5xx(client, replay_files):
+    good = json.loads(read(replay_files[0]))
+    bodies: list[bytes | str] = [
+        b"",
+        b"   ",
+        b"null",
+        b"[]",
+        b'"a string"',
+        b"{}",
+        b"\xff\xfe not utf-8",
+        b"[" * 100_000 + b"]" * 100_000,
+        b'{"format": "clue_env.replay", "version": 1, "x": NaN}',
+        json.dumps({**good, "version": 2}),
+        json.dumps({**good, "version": True}),
+        json.dumps({k: v for k, v in good.items() if k != "seed"}),
+        resigned({**good, "num_players": 9}),
+        resigned({**good, "seed": -1}),
+        resigned({**good, "seed": 2**80}),
+        resigned({**good, "rules": {"name": "x", "max_turns": "many"}}),
+        resigned({**good, "rules": {**good["rules"], "max_turns": -5}}),
+        resigned({**good, "rules": {**good["rules"], "unknown_rule": 1}}),
+        resigned({**good, "rules": []}),
+        resigned({**good, "actions": [10**9] * len(good["actions"])}),
+        resigned({**good, "actions": ["x"] * len(good["actions"])}),
+        resigned({**good, "actors": [7] * len(good["actors"])}),
+        resigned({**good, "accounts": [[1]] * len(good["actions"])}),
+        resigned({**good, "seats": [{"spec": "", "agent_seed": None}] * 3}),
+        resigned({**good, "outcome": {"winner": 5, "turns": 1, "reason": "x", "truncated": False}}),
+        resigned({**good, "game": "g"}),
+        resigned({**good, "extra": 1}),
+    ]
+    for body in bodies:
+        r = load(client, body)
+        assert 400 <= r.status_code < 500, (r.status_code, r.text[:200], str(body)[:80])
+        assert isinstance(r.json()["error"], str) and r.json()["error"]
+    big = b" " * (MAX_REPLAY_BODY + 1)
+    assert load(client, big).status_code == 413
+    rid = loaded(client, replay_files[0])["replay"]
+    for params in ({"step": "-1"}, {"step": "x"}, {"step": "99999"}, {"step": "²"}, {"step": "1" * 40}, {"view": "player_3"},
+                   {"view": "player_"}, {"view": "envelope"}, {"view": "ALL"}, {"view": "player_01"}):  # fmt: skip
+        r = client.get(f"/api/replays/{rid}", params=params)
+        assert r.status_code == 400, (params, r.text)
+    for bad in ("nope", "x" * 200, "..%2F..", rid + "x"):
+        assert client.get(f"/api/replays/{bad}").status_code == 404
+
+
+def test_another_origin_cannot_load_a_replay(client, replay_files):
+    r = client.post("/api/replays", content=read(replay_files[0]), headers={"Origin": "http://evil.example"})
+    assert r.status_code == 403
+
+
+# ---------------------------------------------------------------------- a live game has no replay
+def test_a_live_web_game_cannot_be_reached_through_the_replay_routes(client):
+    r = client.post("/api/games", json={"seats": ["human", "random", "random"]})
+    assert r.status_code == 201
+    game, token = r.json()["game"], next(iter(r.json()["tokens"].values()))
+    auth = {"Authorization": f"Bearer {token}"}
+    assert client.get(f"/api/games/{game}", headers=auth).json()["over"] is False
+    for body in ({"game": game}, {"replay": game}, {"game": game, "token": token}):
+        r = client.post("/api/replays", json=body, headers=auth)
+        assert r.status_code == 400 and "not a replay file" in r.json()["error"], r.text
+    for path in (f"/api/replays/{game}", f"/api/replays/{game}?view=all&step=0", f"/api/replays/{token}"):
+        assert client.get(path, headers=auth).status_code == 404
+    for path in (f"/api/games/{game}/replay", f"/api/games/{game}/replays"):
+        assert client.get(path, headers=auth).status_code in (404, 405)
+        assert client.post(path, headers=auth).status_code in (404, 405)
+    # the app has no route that builds a replay from a game
+    routes = {getattr(r, "path", "") for r in client.app.routes}
+    assert {p for p in routes if "replay" in p} == {"/api/replays", "/api/replays/{replay_id}", "/replay"}
+
+
+# ---------------------------------------------------------------------- the store and the page
+def test_the_store_is_a_bounded_lru_that_keeps_one_entry_per_file(replay_files):
+    store = ReplayStore(max_replays=2)
+    pbs = [R.open_replay(p) for p in replay_files]
+    digests = [json.loads(read(p))["digest"] for p in replay_files]
+    a = store.add(digests[0], pbs[0])
+    assert store.add(digests[0], pbs[0]) is a and len(store) == 1
+    b = store.add(digests[1], pbs[1])
+    assert store.get(a.id) is a  # a is now the most recent
+    c = store.add("sha256:other", play_back(pbs[1].replay))
+    assert len(store) == 2 and store.get(b.id) is None and store.get(a.id) is a and store.get(c.id) is c
+    assert store.by_digest(digests[1]) is None and a.turns == [pbs[0].env_at(k).game.turn for k in range(pbs[0].steps + 1)]
+    with pytest.raises(ValueError):
+        ReplayStore(0)
+
+
+def test_the_replay_page_and_its_files_are_served_and_shipped(client):
+    r = client.get("/replay")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    assert "script-src 'self'" in r.headers["content-security-policy"]
+    html = r.text
+    assert '<script type="module" src="/static/replay.js"></script>' in html and "<script>" not in html
+    for name in ("replay.js", "replay.css"):
+        assert client.get(f"/static/{name}").status_code == 200
+        assert STATIC.joinpath(name).is_file()
+    js = client.get("/static/replay.js").text
+    assert "innerHTML" not in js and "eval(" not in js
+    with open(os.path.join(os.path.dirname(os.path.dirname(__file__)), "pyproject.toml")) as f:
+        assert '"clue_env.play.web" = ["static/*"]' in f.read()  # the page's files are package data
+
+
+# ---------------------------------------------------------------------- in a browser
+CHROMIUM = shutil.which("chromium")
+
+
+@pytest.fixture(scope="module")
+def base_url() -> Iterator[str]:
+    uvicorn = pytest.importorskip("uvicorn")
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    config = uvicorn.Config(create_app(agents.play_factory, agent_delay=0.0), host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            if httpx.get(url + "/api/meta", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.05)
+    yield url
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CLUE_REQUIRE_BROWSER"), reason="needs Debian's chromium")
+def test_the_page_loads_a_file_steps_forward_and_back_and_switches_view(base_url, replay_files, tmp_path):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    path = replay_files[0]
+    pb = R.open_replay(path)
+    tampered = tmp_path / "tampered.json"
+    doc = json.loads(read(path))
+    doc["seed"] += 1  # another deal: the recorded moves do not fit it
+    tampered.write_bytes(resigned(doc))
+    errors: list[str] = []
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.set_default_timeout(15_000)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on(
+                "console",
+                lambda m: errors.append(m.text) if m.type == "error" and "Failed to load resource" not in m.text else None,
+            )
+            page.goto(base_url + "/replay")
+
+            def at(k: int, view: str = "all") -> None:
+                page.wait_for_selector(f"#replay[data-step='{k}'][data-view='{view}']")
+
+            def shown_action() -> str:
+                return page.locator("#step-line .action-words").text_content() or ""
+
+            page.set_input_files("#replay-file", path)
+            at(0)
+            assert page.locator("#step-line").text_content() == "Step 0: the deal, before any decision."
+            assert page.locator("#board svg .token").count() == 6 and page.locator("#board svg .weapon").count() == 6
+            assert page.locator("#hands tbody tr").count() == 3  # every card: every hand
+            page.click("#next")
+            at(1)
+            assert shown_action() == pb.action_words(1)
+            assert page.locator("#step-line .action-words").get_attribute("data-action") == pb.action_text(1)
+            for k in range(2, 6):
+                page.keyboard.press("ArrowRight")
+                at(k)
+                assert shown_action() == pb.action_words(k)
+                events = page.locator("#events li").all_text_contents()
+                display = {c: pb.replay.rules.display(c) for c in CARDS}
+                assert events == [word_event(ev, pb.env_at(k).game, ALL, display) for ev in pb.events(k)]
+            page.click("#back")
+            at(4)
+            assert shown_action() == pb.action_words(4)
+            page.keyboard.press("ArrowLeft")
+            at(3)
+            # one seat's view (the deduction seat's, which records accounts): its hand, notebook, own accounts
+            ds = next(i for i, x in enumerate(pb.replay.seats) if x.spec == "deduction")
+            seat = f"player_{ds}"
+            page.select_option("#view", seat)
+            at(3, seat)
+            assert page.locator("#hands tbody tr").count() == 1
+            assert page.locator("#hands tbody tr").get_attribute("data-seat") == seat
+            assert page.locator("#notebook table.notes").count() == 3
+            own = next(k for k in range(1, pb.steps + 1) if pb.actor(k) == ds and pb.account(k) is not None)
+            other = next(k for k in range(1, pb.steps + 1) if pb.actor(k) != ds and pb.account(k) is not None)
+            for k, visible in ((own, True), (other, False)):
+                page.fill("#step-number", str(k))
+                page.dispatch_event("#step-number", "change")
+                at(k, seat)
+                assert shown_action() == pb.action_words(k)
+                assert page.locator("#account-panel").is_visible() is visible
+            page.select_option("#view", "public")
+            at(other, "public")
+            assert page.locator("#hands").is_hidden() and page.locator("#account-panel").is_hidden()
+            page.click("#last")
+            at(pb.steps, "public")
+            assert shown_action() == pb.action_words(pb.steps)
+            assert (page.locator("#result").text_content() or "").startswith("Game over: ")
+            assert page.locator("#envelope .card").count() == 3
+            page.keyboard.press("Home")
+            at(0, "public")
+            for _ in range(12):  # keys pressed faster than the answers come: each steps on from the last
+                page.keyboard.press("ArrowRight")
+            at(12, "public")
+            assert shown_action() == pb.action_words(12)
+            # a stale file is refused with the server's message, and the loaded replay stays
+            page.set_input_files("#replay-file", str(tampered))
+            page.wait_for_selector("#message.error")
+            assert R.STALE in (page.locator("#message").text_content() or "")
+            assert page.locator("#replay").is_visible()
+        finally:
+            browser.close()
+    assert not errors, errors
