@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 from test_leak import _deal_options, _redeal, _seen_by  # noqa: E402
 
 from agents import play_factory  # noqa: E402
+from clue_env.engine.cards import CARDS, ROOMS, SUSPECTS, WEAPONS  # noqa: E402
 from clue_env.engine.events import Show, Suggest  # noqa: E402
 from clue_env.play.web.server import MAX_BODY, create_app  # noqa: E402
 from clue_env.play.web.store import GameStore  # noqa: E402
@@ -603,6 +604,8 @@ def _drive(c, game, actions, viewer, rng_show, api=True):
             assert r.status_code == 200
             v = r.json()
             v.pop("game")
+            # the whole response is compared, the seat's worded news, log and last moves included
+            assert {"news", "last_moves", "log", "dice_glass"} <= set(v)
             responses.append(json.dumps(v, sort_keys=True))
 
     record()
@@ -685,6 +688,127 @@ def test_R31_api_leak_check_detects_a_leak(monkeypatch):
     monkeypatch.setattr(server, "seat_response", leaky)
     with pytest.raises(AssertionError, match="cannot see"):
         test_R31_api_responses_unchanged_under_consistent_redeal(4, 2, 1, "classic")
+
+
+@pytest.mark.parametrize("field", ["news", "log", "last_moves"])
+def test_R31_api_leak_check_detects_a_leak_in_the_worded_fields(monkeypatch, field):
+    """The redeal check also catches a card shown between two other seats worded into the news,
+    the log or the last moves (here: the public wording, given the unredacted event)."""
+    from clue_env.play.web import server
+
+    original = server.seat_response
+
+    def leaky(game, seat, log_from=0):
+        out = original(game, seat, log_from)
+        shows = [ev for ev in game.session.game.log if isinstance(ev, Show) and seat not in (ev.refuter, ev.suggester)]
+        words = [f"{ev.refuter} showed {ev.card} to {ev.suggester}" for ev in shows]
+        if field == "news":
+            out["news"]["turns"].append({"turn": None, "entries": [{"text": w} for w in words]})
+        elif field == "log":
+            out["log"] = out["log"] + words
+        else:
+            out["last_moves"]["debug"] = words
+        return out
+
+    monkeypatch.setattr(server, "seat_response", leaky)
+    with pytest.raises(AssertionError, match="cannot see"):
+        test_R31_api_responses_unchanged_under_consistent_redeal(4, 2, 1, "classic")
+
+
+def _news_texts(v):
+    return [e["text"] for t in v["news"]["turns"] for e in t["entries"]]
+
+
+def test_news_words_private_facts_only_for_the_two_seats_and_names_characters(client):
+    """A card shown from one seat to another: the suggester's news says "X showed you the Card",
+    the refuter's "You showed the Card to Y", a third seat's only "X showed a card to Y"; names
+    are the characters' (never player_k), and the news is grouped by turn."""
+    g = new_game(client, seats=("human", "human", "human"), seed=None)
+    gid, tokens = g["game"], g["tokens"]
+    rng = np.random.default_rng(4)
+    store = client.app.state.store
+    session = store.get(gid).session
+    for _ in range(2000):
+        if any(isinstance(ev, Show) for ev in session.game.log) or session.over:
+            break
+        seat = session.acting
+        v = view(client, gid, tokens[f"player_{seat}"])
+        legal = [t for t in v["legal"] if not t.startswith("accuse")]
+        suggest = [t for t in legal if t.startswith("suggest")]
+        choice = suggest[0] if suggest else legal[int(rng.integers(len(legal)))]
+        assert act(client, gid, tokens[f"player_{seat}"], choice, v["version"]).status_code == 200
+    show = next(ev for ev in session.game.log if isinstance(ev, Show))
+    cfg = session.rules
+    name = {i: cfg.display(SUSPECTS[session.game.seat_suspect[i]]) for i in range(3)}
+    card = cfg.display(CARDS[show.card])
+    third = ({0, 1, 2} - {show.refuter, show.suggester}).pop()
+    views = {i: view(client, gid, tokens[f"player_{i}"]) for i in range(3)}
+    logs = {i: views[i]["log"] for i in range(3)}
+    for i in range(3):
+        assert not any("player_" in line for line in logs[i]), logs[i]
+        for t in views[i]["news"]["turns"]:
+            assert "player_" not in t["name"] and all("player_" not in e["text"] for e in t["entries"])
+    assert any(line.startswith(f"{name[show.refuter]} showed you ") and line.endswith(card) for line in logs[show.suggester])
+    assert any(line.startswith("You showed ") and card in line and name[show.suggester] in line for line in logs[show.refuter])
+    assert f"{name[show.refuter]} showed a card to {name[show.suggester]}" in logs[third]
+    assert all(" showed a card to " in line for line in logs[third] if "showed" in line)
+    # the news window: since the seat's last turn ended, grouped by turn, private facts marked
+    for i in (show.refuter, show.suggester):
+        entries = [e for t in views[i]["news"]["turns"] for e in t["entries"]]
+        private = [e for e in entries if e["private"]]
+        if any(e["type"] == "show" for e in entries):
+            assert any(e["card"] == CARDS[show.card] for e in private)
+    assert not any(e["private"] and e["type"] == "show" for t in views[third]["news"]["turns"] for e in t["entries"])
+
+
+def test_news_says_a_wrong_accusation_and_the_end_and_the_glass_face(client):
+    g = new_game(client, seats=("human", "human"), seed=None, rules="edition2023")
+    gid, tokens = g["game"], g["tokens"]
+    session = client.app.state.store.get(gid).session
+    env = session.game.envelope
+    # a wrong accusation by the seat to move (once in a room under 2023 rules: roll and walk first)
+    rng = np.random.default_rng(0)
+    for _ in range(3000):
+        seat = session.acting
+        v = view(client, gid, tokens[f"player_{seat}"])
+        assert v["magnifying_glass"] and v["dice_glass"] == [f == 1 for f in v["dice"]]
+        accuse = [t for t in v["legal"] if t.startswith("accuse")]
+        if accuse:
+            wrong = next(t for t in accuse if t.split()[1:] != [SUSPECTS[env[0]], WEAPONS[env[1]], ROOMS[env[2]]])
+            assert act(client, gid, tokens[f"player_{seat}"], wrong, v["version"]).status_code == 200
+            break
+        legal = [t for t in v["legal"] if not t.startswith("accuse")]
+        assert act(client, gid, tokens[f"player_{seat}"], legal[int(rng.integers(len(legal)))], v["version"]).status_code == 200
+    mine = view(client, gid, tokens[f"player_{seat}"])
+    other = view(client, gid, tokens[f"player_{1 - seat}"])
+    assert any("wrong. You are out of the game" in t for t in _news_texts(mine)), _news_texts(mine)
+    assert any(e["type"] == "accuse" and e["correct"] is False for t in other["news"]["turns"] for e in t["entries"])
+    if mine["over"]:
+        assert any(t.startswith("Game over: ") for t in _news_texts(mine))
+
+
+def test_last_moves_mark_each_token_and_weapon_moved(client):
+    g = new_game(client, seats=("human", "random", "random"), seed=11)
+    tok = g["tokens"]["player_0"]
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        v = view(client, g["game"], tok)
+        if v["over"] or len(v["last_moves"]["tokens"]) >= 3 and v["last_moves"]["weapons"]:
+            break
+        if v["my_turn"]:
+            legal = [t for t in v["legal"] if not t.startswith("accuse")]
+            act(client, g["game"], tok, legal[int(rng.integers(len(legal)))], v["version"])
+    moves = v["last_moves"]
+    for suspect, m in moves["tokens"].items():
+        assert m["to"] == v["public"]["tokens"][suspect]
+        assert m["route"] and all(isinstance(p, list) and len(p) == 2 for p in m["route"])
+        if isinstance(m["to"], list):
+            assert m["route"][-1] == m["to"]
+        if m["cause"] == "move" and isinstance(m["from"], list) and isinstance(m["to"], list):
+            for (r0, c0), (r1, c1) in zip(m["route"], m["route"][1:]):
+                assert abs(r0 - r1) + abs(c0 - c1) == 1  # a walk along the hallway
+    for weapon, m in moves["weapons"].items():
+        assert m["to"] == v["public"]["weapons"][weapon] and m["from"] != m["to"]
 
 
 @pytest.mark.parametrize(

@@ -134,6 +134,10 @@ class GameSession:
         self._looked: dict[int, int] = dict.fromkeys(self.humans, 0)
         self._notebooks: dict[tuple[int, str], Notebook] = {}
         self._views: dict[int, tuple[int, SeatView]] = {}
+        # where the pieces began (public: R7, R8), for the last move of each (web.news_feed.last_moves)
+        first = self.env.seat_view(self.env.possible_agents[0])
+        self.start_tokens: tuple[int, ...] = tuple(first.tokens)
+        self.start_weapons: tuple[int, ...] = tuple(first.weapons)
 
     # ------------------------------------------------------------------ state
     @property

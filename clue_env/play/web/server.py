@@ -52,6 +52,7 @@ from ..session import (
     SessionError,
     StaleVersion,
 )
+from . import news_feed
 from .store import DEFAULT_ALLOWED_SPECS, PLAYERS, RULESETS, ClientLimit, GameStore, StoreFull, WebGame, client_key
 
 #: the largest request body accepted (SPEC: 413 above 4 KiB)
@@ -192,6 +193,7 @@ def seat_response(game: WebGame, seat: int, log_from: int = 0) -> dict[str, Any]
     events = view.events
     log_from = min(max(log_from, 0), len(events))
     cfg = session.game.cfg
+    board = session.game.board  # static and public
     public = session.public_state()
     public["log"] = public["log"][log_from:]  # both logs have one entry per event: log_from applies to both
     out: dict[str, Any] = {
@@ -235,9 +237,19 @@ def seat_response(game: WebGame, seat: int, log_from: int = 0) -> dict[str, Any]
         "peeked": j["peeked"],
         "refute_hint": session.refute_hint(seat),
         "log_start": log_from,
-        "log": session.words(events[log_from:]),  # only the entries sent are worded
+        # only the entries sent are worded, for this seat: characters' names, "you", and the cards
+        # shown to or by it (its own events hold them; everyone else's are the public record)
+        "log": news_feed.seat_words(view, cfg, board, events[log_from:]),
         "log_length": len(events),
         "notes": session.notes(seat, "facts").to_json(),
+        # what happened since this seat's last turn ended, worded for it, grouped by turn (its
+        # private facts included: the cards shown to it and by it, the card it looked at)
+        "news": news_feed.news(view, cfg, board),
+        # every piece's last move (from the public record), to mark on the board
+        "last_moves": news_feed.last_moves(view, board, session.start_tokens, session.start_weapons),
+        # which die faces show the magnifying glass (R23)
+        "dice_glass": [bool(cfg.magnifying_glass and f == 1) for f in j["dice"]],
+        "magnifying_glass": bool(cfg.magnifying_glass),
     }
     if over:
         result = session.result()

@@ -16,6 +16,8 @@ const STORE_KEY = "clue_env.seat";
 const POLL_MS = 250;
 const POLL_MAX_MS = 2000;
 const POLL_BACKOFF = 1.5;
+// a phone-sized screen: the action bar is a bottom sheet, the panels are tabs, the board zooms
+const NARROW = window.matchMedia("(max-width: 700px)");
 const RULE_NAMES = { classic: "Classic", edition2023: "2023 edition" };
 
 const state = {
@@ -64,7 +66,50 @@ function seatInfo(name) {
 function seatLabel(name) {
   const s = seatInfo(name);
   if (!s) return name;
-  return s.you ? `you (${s.name})` : `${s.name} (${s.seat}, ${s.player})`;
+  return s.you ? `you (${s.name})` : `${s.name} (${s.player})`;
+}
+
+/** A seat as a person reads it: the character's name, or "you". */
+function seatName(name, capital = false) {
+  const s = seatInfo(name);
+  if (!s) return name || "nobody";
+  return s.you ? (capital ? "You" : "you") : s.name;
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const PIPS = {
+  2: [[0.28, 0.28], [0.72, 0.72]],
+  3: [[0.25, 0.25], [0.5, 0.5], [0.75, 0.75]],
+  4: [[0.28, 0.28], [0.72, 0.28], [0.28, 0.72], [0.72, 0.72]],
+  5: [[0.27, 0.27], [0.73, 0.27], [0.5, 0.5], [0.27, 0.73], [0.73, 0.73]],
+  6: [[0.28, 0.24], [0.72, 0.24], [0.28, 0.5], [0.72, 0.5], [0.28, 0.76], [0.72, 0.76]],
+  1: [[0.5, 0.5]],
+};
+
+/** A die face as SVG: pips, or the magnifying glass (R23) when ``glass``. */
+function dieFace(face, glass) {
+  const svg = document.createElementNS(SVG_NS, "svg");
+  svg.setAttribute("viewBox", "0 0 1 1");
+  svg.setAttribute("class", glass ? "die glass" : "die");
+  svg.dataset.face = String(face);
+  svg.dataset.glass = String(Boolean(glass));
+  const add = (tag, attrs) => {
+    const n = document.createElementNS(SVG_NS, tag);
+    for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, String(v));
+    svg.appendChild(n);
+    return n;
+  };
+  add("rect", { x: 0.04, y: 0.04, width: 0.92, height: 0.92, rx: 0.16, class: "die-body" });
+  if (glass) {
+    add("circle", { cx: 0.43, cy: 0.43, r: 0.22, class: "glass-lens" });
+    add("line", { x1: 0.59, y1: 0.59, x2: 0.82, y2: 0.82, class: "glass-handle" });
+  } else {
+    for (const [x, y] of PIPS[face] || []) add("circle", { cx: x, cy: y, r: 0.085, class: "pip" });
+  }
+  const t = document.createElementNS(SVG_NS, "title");
+  t.textContent = glass ? "magnifying glass (counts 1)" : String(face);
+  svg.appendChild(t);
+  return svg;
 }
 
 function whereLabel(where) {
@@ -84,8 +129,8 @@ function cardChip(id, extra = "") {
 
 function describeSuggestion(p) {
   if (!p) return "";
-  const who = seatLabel(p.player);
-  return `${who} suggests ${cardName(p.suspect)} with the ${cardName(p.weapon)} in the ${cardName(p.room)}.`;
+  const who = seatName(p.player, true);
+  return `${who} ${seatInfo(p.player) && seatInfo(p.player).you ? "suggest" : "suggests"} ${cardName(p.suspect)} with the ${cardName(p.weapon)} in the ${cardName(p.room)}.`;
 }
 
 // ------------------------------------------------------------------ the seat in this tab
@@ -154,11 +199,16 @@ function buildSeats() {
   if (!Number.isFinite(n)) return;
   n = Math.min(Math.max(n, lo), hi);
   const list = $("seat-list");
-  const old = [...list.querySelectorAll("select")].map((s) => s.value);
+  const rules = $("rules").value;
+  const names = (state.meta.names || {})[rules] || {};
+  // a change of rules or of the number of players starts the list afresh: one human, then agents
   list.replaceChildren();
   for (let i = 0; i < n; i++) {
     const li = node("li");
-    const label = node("label", `player_${i} `);
+    const character = state.meta.suspects[i];
+    const label = node("label", "", "seat-choice");
+    label.appendChild(node("span", "", `dot suspect-${character}`));
+    label.appendChild(node("span", names[character] || character, "seat-character"));
     const select = node("select");
     select.dataset.seat = String(i);
     select.name = `seat${i}`;
@@ -167,7 +217,7 @@ function buildSeats() {
       o.value = spec;
       select.appendChild(o);
     }
-    select.value = old[i] || (i === 0 ? "human" : state.meta.default_opponent);
+    select.value = i === 0 ? "human" : state.meta.default_opponent;
     label.appendChild(select);
     li.appendChild(label);
     list.appendChild(li);
@@ -203,19 +253,48 @@ async function onCreate(e) {
   }
   $("create").disabled = true;
   try {
+    await startGame(body, null, previous);
+  } finally {
+    $("create").disabled = false;
+  }
+}
+
+/** Create a game and open it in this tab: as seat ``mine`` when it is a human seat, else the
+ * first human seat; the other human seats get invite links (with their characters' names). */
+async function startGame(body, mine, previous) {
+  try {
     const created = await createGame(body);
     const names = Object.keys(created.tokens).sort((a, b) => Number(a.split("_")[1]) - Number(b.split("_")[1]));
-    const mine = names[0];
-    const invites = names.slice(1).map((seat) => ({ seat, url: new URL(created.links[seat], location.origin).href }));
-    const entry = { game: created.game, token: created.tokens[mine], invites };
+    const me = mine && names.includes(mine) ? mine : names[0];
+    const characterNames = (state.meta.names || {})[body.rules || "classic"] || {};
+    const invites = names
+      .filter((seat) => seat !== me)
+      .map((seat) => {
+        const character = state.meta.suspects[Number(seat.split("_")[1])];
+        return { seat, name: characterNames[character] || seat, url: new URL(created.links[seat], location.origin).href };
+      });
+    const entry = { game: created.game, token: created.tokens[me], invites };
     saveSeat(entry);
     if (previous && previous.game !== created.game) previous.end().catch(() => {}); // best effort
     say("");
     openSeat(entry);
+    return true;
   } catch (err) {
     say(`Could not start the game: ${err.message}`, "error");
+    return false;
+  }
+}
+
+async function rematch() {
+  const v = state.view;
+  if (!v || !v.over) return;
+  const button = $("rematch");
+  button.disabled = true;
+  try {
+    const previous = soloSeat();
+    await startGame({ seats: v.seats.map((s) => s.player), rules: v.rules }, v.seat, previous);
   } finally {
-    $("create").disabled = false;
+    button.disabled = false;
   }
 }
 
@@ -238,6 +317,8 @@ function openSeat(entry) {
   state.logLength = 0;
   state.showPromptedAt = -1;
   $("log").replaceChildren();
+  $("news").replaceChildren();
+  $("banner").hidden = true;
   if (!state.board) state.board = new Board($("board"), state.boardData, (action) => act(action));
   $("setup").hidden = true;
   $("game").hidden = false;
@@ -322,6 +403,7 @@ function apply(view) {
   }
   state.view = view;
   render(view);
+  announce(old && old.game === view.game ? old : null, view);
   schedulePoll();
   maybePromptShow(view);
 }
@@ -337,11 +419,13 @@ function render(view) {
   game.dataset.seat = view.seat;
   state.board.setNames(view.names);
   state.board.update(view);
+  state.board.zoom(view, NARROW.matches);
   renderStatus(view);
   renderActions(view);
   renderSeats(view);
   renderHand(view);
   renderNotebook($("notebook"), view.notes, view.names, whereLabel, !view.over);
+  renderNews(view);
   renderResult(view);
 }
 
@@ -351,24 +435,35 @@ function myRoom(view) {
   return typeof where === "string" ? where : null;
 }
 
+function statusText(view) {
+  if (view.over) {
+    const w = view.winner;
+    return w ? `Game over: ${seatInfo(w) && seatInfo(w).you ? "you win" : `${seatName(w)} wins`}.` : "Game over: nobody wins.";
+  }
+  const mine = view.current === view.seat;
+  const whose = mine ? "your turn" : `${seatName(view.current)}'s turn`;
+  if (view.phase === "refute" && view.pending_suggestion) {
+    const p = view.pending_suggestion;
+    if (view.my_turn) return `Turn ${view.turn}, ${whose}: you are asked to refute ${seatName(p.player)}'s suggestion. Show a card.`;
+    const refuter = view.acting === view.seat ? "you" : seatName(view.acting);
+    return `Turn ${view.turn}, ${whose}: waiting for ${refuter} to answer ${mine ? "your" : `${seatName(p.player)}'s`} suggestion…`;
+  }
+  if (view.my_turn) return `Turn ${view.turn}: your turn.`;
+  return `Turn ${view.turn}: ${whose}; waiting for ${seatName(view.waiting_for || view.acting)}…`;
+}
+
 function renderStatus(view) {
   const status = $("status");
   status.classList.toggle("your-turn", view.my_turn);
-  let text;
-  if (view.over) {
-    text = "Game over.";
-  } else if (view.my_turn) {
-    text = `Turn ${view.turn}: your move.`;
-  } else {
-    text = `Turn ${view.turn}: waiting for ${seatLabel(view.waiting_for || view.acting)}…`;
-  }
-  status.textContent = text;
+  status.textContent = statusText(view);
+  status.dataset.whose = view.current || "";
 
   const g = view.legal_groups || {};
   let prompt = "";
   if (view.over) prompt = "";
   else if (!view.my_turn) prompt = view.pending_suggestion ? describeSuggestion(view.pending_suggestion) : "";
-  else if (view.phase === "refute") prompt = `${describeSuggestion(view.pending_suggestion)} Choose a card to show.`;
+  else if (view.phase === "refute")
+    prompt = `It is ${seatName(view.current)}'s turn. ${describeSuggestion(view.pending_suggestion)} You are asked to show a card.`;
   else if (g.move || g.enter || g.toward)
     prompt = `You rolled ${view.roll}: click a highlighted square${g.enter ? " or room" : ""}, or head toward a room.`;
   else if (g.suggest) prompt = `You are in the ${cardName(myRoom(view))}: make a suggestion, or end your turn.`;
@@ -379,7 +474,9 @@ function renderStatus(view) {
   const dice = $("dice");
   dice.replaceChildren();
   if (view.dice && view.dice.length && !view.over) {
-    for (const d of view.dice) dice.appendChild(node("span", String(d), "die"));
+    const owner = view.current === view.seat ? "You rolled" : `${seatName(view.current)} rolled`;
+    dice.appendChild(node("span", owner, "dice-owner"));
+    view.dice.forEach((d, i) => dice.appendChild(dieFace(d, (view.dice_glass || [])[i])));
     if (view.dice.length > 1) dice.appendChild(node("span", `= ${view.roll}`, "dice-total"));
   }
 }
@@ -424,7 +521,7 @@ function renderSeats(view) {
     li.appendChild(node("span", s.name, "seat-name"));
     const kind = s.you ? "you" : s.player;
     const cards = (view.public.hand_sizes || {})[s.seat];
-    li.appendChild(node("span", `${s.seat} · ${kind}${cards !== undefined ? ` · ${cards} cards` : ""}`, "seat-meta"));
+    li.appendChild(node("span", `${kind}${cards !== undefined ? ` · ${cards} cards` : ""}`, "seat-meta"));
     if (eliminated.has(s.seat)) li.appendChild(node("span", "out", "badge"));
     if (s.seat === view.acting) li.appendChild(node("span", "to act", "badge acting"));
     if (view.over && view.winner === s.seat) li.appendChild(node("span", "winner", "badge winner"));
@@ -471,8 +568,8 @@ function appendLog(entries) {
   const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 40;
   for (const line of entries) {
     const li = node("li", line);
-    if (line.startsWith("turn ")) li.className = "turn";
-    else if (line.startsWith("game over")) li.className = "over";
+    if (line.startsWith("Turn ")) li.className = "turn";
+    else if (line.startsWith("Game over")) li.className = "over";
     log.appendChild(li);
   }
   if (atBottom) log.scrollTop = log.scrollHeight;
@@ -483,29 +580,143 @@ function renderInvites() {
   const list = $("invite-list");
   list.replaceChildren();
   box.hidden = !state.invites.length;
-  for (const { seat, url } of state.invites) {
+  for (const { seat, name, url } of state.invites) {
     const li = node("li", "", "invite");
-    li.appendChild(node("span", seat, "invite-seat"));
+    li.appendChild(node("span", name || seat, "invite-seat"));
     const input = node("input");
     input.type = "text";
     input.readOnly = true;
     input.value = url;
     input.dataset.seat = seat;
     input.addEventListener("focus", () => input.select());
-    const copy = node("button", "Copy");
+    const copy = node("button", "Copy invite link");
     copy.type = "button";
+    copy.dataset.seat = seat;
     copy.addEventListener("click", async () => {
+      input.focus();
       input.select();
       try {
         await navigator.clipboard.writeText(url);
+        say(`Copied the invite link for ${name || seat}.`);
       } catch {
-        document.execCommand("copy");
+        say(`The link for ${name || seat} is selected: press Ctrl+C (⌘C) to copy it.`);
       }
-      say(`Copied the link for ${seat}.`);
     });
     li.append(input, copy);
     list.appendChild(li);
   }
+}
+
+// ------------------------------------------------------------------ news, toasts, banners
+
+const CARD_ENTRY_TYPES = new Set(["show", "reveal", "peek", "clue_card"]);
+
+function renderNews(view) {
+  const box = $("news");
+  box.replaceChildren();
+  const turns = (view.news && view.news.turns) || [];
+  for (const group of turns) {
+    const section = node("section", "", "news-turn");
+    if (group.you) section.classList.add("mine");
+    section.dataset.turn = String(group.turn ?? "");
+    const title = group.turn === null ? group.name : `Turn ${group.turn} · ${group.you ? "your turn" : group.name}`;
+    section.appendChild(node("h3", title));
+    const list = node("ul");
+    for (const e of group.entries) {
+      const li = node("li", "", `news-entry ${e.type}`);
+      li.dataset.type = e.type;
+      if (e.private) li.classList.add("private");
+      if (e.type === "accuse") li.classList.add(e.correct ? "correct" : "wrong");
+      if (e.type === "roll" && e.dice) {
+        const dice = node("span", "", "news-dice");
+        e.dice.forEach((d, i) => dice.appendChild(dieFace(d, (e.glass || [])[i])));
+        li.appendChild(dice);
+      }
+      li.appendChild(node("span", e.text, "news-text"));
+      if (e.type === "clue_card") {
+        const card = node("span", "", "clue-card");
+        card.appendChild(node("span", "Clue card", "clue-card-head"));
+        if (e.card) card.appendChild(cardChip(e.card));
+        else card.appendChild(node("span", e.effect || "", "clue-card-effect"));
+        li.appendChild(card);
+      } else if (e.card && CARD_ENTRY_TYPES.has(e.type)) {
+        li.appendChild(cardChip(e.card, e.private ? "private" : ""));
+      }
+      list.appendChild(li);
+    }
+    section.appendChild(list);
+    box.appendChild(section);
+  }
+  if (!turns.length) box.appendChild(node("p", "Nothing yet.", "hint"));
+  box.scrollTop = box.scrollHeight;
+  renderBanner(view);
+}
+
+/** A lasting message for what changes the game for this seat: out of the game, or the end. */
+function renderBanner(view) {
+  const banner = $("banner");
+  const me = view.seat;
+  let text = "";
+  let kind = "";
+  if (view.over) {
+    const r = view.result || {};
+    if (view.winner === me) text = "You win! Your accusation was right.";
+    else if (view.winner) text = `Game over: ${seatName(view.winner)} wins.`;
+    else text = "Game over: nobody wins.";
+    if (r.envelope) text += ` It was ${r.envelope.map(cardName).join(", ")}.`;
+    kind = view.winner === me ? "win" : "over";
+  } else if ((view.public.eliminated || []).includes(me)) {
+    text = "Your accusation was wrong: you are out of the game. You still show cards when asked.";
+    kind = "wrong";
+  }
+  banner.textContent = text;
+  banner.className = `banner ${kind}`;
+  banner.dataset.kind = kind;
+  banner.hidden = !text;
+}
+
+let toastTimer = null;
+function toast(text, kind = "info") {
+  const t = $("toast");
+  t.textContent = text;
+  t.className = `toast ${kind}`;
+  t.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => (t.hidden = true), 5000);
+}
+
+function flashNotebook(card) {
+  const row = $("notebook").querySelector(`tr[data-card="${CSS.escape(card)}"]`);
+  if (!row) return;
+  row.classList.add("flash");
+  row.dataset.flash = "true";
+  setTimeout(() => row.classList.remove("flash"), 4000);
+}
+
+/** Toast what is new since ``old`` (the previous view of the same game; null on a first load). */
+function announce(old, view) {
+  if (!old) return;
+  const seen = (old.shown_to_me || []).length;
+  const shown = (view.shown_to_me || []).slice(seen);
+  for (const { card, by } of shown) {
+    toast(`${seatName(by, true)} showed you ${cardName(card)}.`, "card");
+    flashNotebook(card);
+  }
+  for (const { room, card } of (view.peeked || []).slice((old.peeked || []).length)) {
+    toast(`The card face down in the ${cardName(room)} is ${cardName(card)}.`, "card");
+    flashNotebook(card);
+  }
+  for (const { card, holder } of (view.revealed || []).slice((old.revealed || []).length)) {
+    toast(holder ? `${seatName(holder, true)} revealed ${cardName(card)} to everyone.` : `Nobody holds ${cardName(card)}.`, "card");
+    flashNotebook(card);
+  }
+  const wasOut = new Set(old.public.eliminated || []);
+  for (const seat of view.public.eliminated || []) {
+    if (wasOut.has(seat)) continue;
+    if (seat === view.seat) toast("Your accusation was wrong: you are out of the game.", "bad");
+    else toast(`${seatName(seat)} accused wrongly and is out of the game.`, "warn");
+  }
+  if (view.over && !old.over) toast(statusText(view), view.winner === view.seat ? "good" : "info");
 }
 
 // ------------------------------------------------------------------ dialogs
@@ -548,6 +759,13 @@ function wire() {
     button.addEventListener("click", () => act(button.dataset.action));
   }
   $("toward-go").addEventListener("click", () => act($("toward-room").value));
+  $("rematch").addEventListener("click", rematch);
+  for (const tab of $("tabs").querySelectorAll("button[data-tab]")) {
+    tab.addEventListener("click", () => {
+      $("game").dataset.tab = tab.dataset.tab;
+      for (const t of $("tabs").querySelectorAll("button")) t.classList.toggle("active", t === tab);
+    });
+  }
   $("new-game").addEventListener("click", showSetup); // the game is kept until a new one starts (see soloSeat)
   $("back-to-game").addEventListener("click", () => {
     const entry = loadSeat();
@@ -557,6 +775,7 @@ function wire() {
 
 async function main() {
   wire();
+  NARROW.addEventListener("change", () => state.view && state.board && state.board.zoom(state.view, NARROW.matches));
   try {
     [state.meta, state.boardData] = await Promise.all([getMeta(), getBoard()]);
   } catch (err) {

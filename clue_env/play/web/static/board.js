@@ -90,8 +90,15 @@ export class Board {
     el("rect", { x: -6, y: -6, width: w + 12, height: h + 12, rx: 10, class: "board-bg" }, this.svg);
     this.base = el("g", { class: "base" }, this.svg);
     this.labels = el("g", { class: "labels" }, this.svg);
+    const defs = el("defs", {}, this.svg);
+    for (const [suspect, colour] of Object.entries(SUSPECT_COLOURS)) {
+      const m = el("marker", { id: `arrow-${suspect}`, viewBox: "0 0 10 10", refX: 8, refY: 5, markerWidth: 4, markerHeight: 4, orient: "auto-start-reverse" }, defs);
+      el("path", { d: "M0 0L10 5L0 10Z", fill: colour, stroke: "#1d1d1d", "stroke-width": 1 }, m);
+    }
+    this.moves = el("g", { class: "moves" }, this.svg);
     this.targets = el("g", { class: "targets" }, this.svg);
     this.pieces = el("g", { class: "pieces" }, this.svg);
+    this.fullViewBox = `-6 -6 ${w + 12} ${h + 12}`;
     this.drawBase();
     container.replaceChildren(this.svg);
 
@@ -244,6 +251,27 @@ export class Board {
     const pub = view.public;
     this.pieces.replaceChildren();
     this.targets.replaceChildren();
+    this.moves.replaceChildren();
+    // the last move of each piece within the last round (one turn per seat): an arrow along a
+    // shortest way for a walk, straight for a passage or a suggestion
+    const recent = (m) => m && m.turn > view.turn - view.num_players;
+    const lastMoves = view.last_moves || { tokens: {}, weapons: {} };
+    this.movedWeapons = new Set(Object.entries(lastMoves.weapons || {}).filter(([, m]) => recent(m)).map(([w]) => w));
+    this.summoned = new Set();
+    for (const [suspect, m] of Object.entries(lastMoves.tokens || {})) {
+      if (!recent(m) || !m.route || m.route.length < 2) continue;
+      if (m.cause === "suggest") this.summoned.add(suspect);
+      const points = m.route.map(([r, c]) => `${(c + 0.5) * CELL},${(r + 0.5) * CELL}`).join(" ");
+      const line = el("polyline", {
+        points,
+        class: `last-move cause-${m.cause}`,
+        stroke: SUSPECT_COLOURS[suspect] || "#333",
+        "marker-end": `url(#arrow-${suspect})`,
+        "data-suspect": suspect,
+        "data-turn": m.turn,
+      }, this.moves);
+      title(line, `${this.name(suspect)}: last move (turn ${m.turn})`);
+    }
     const actingChar = view.acting ? pub.characters[view.acting] : null;
     const me = view.seats.find((s) => s.you);
     const myChar = me ? me.character : null;
@@ -273,6 +301,7 @@ export class Board {
         let wx = (bb.x0 + bb.x1) / 2 - total / 2;
         for (const it of row) {
           const g = el("g", { class: "weapon", "data-weapon": it.w, "data-room": room.id }, this.pieces);
+          if (this.movedWeapons.has(it.w)) g.classList.add("moved");
           el("rect", { x: wx, y, width: it.width, height: rowH - 3, rx: 4 }, g);
           text(g, wx + it.width / 2, y + rowH / 2 + 1, it.label);
           title(g, `${it.label} (in the ${this.name(room.id)})`);
@@ -325,11 +354,41 @@ export class Board {
     }
   }
 
+  /** On a narrow screen, zoom onto the squares and rooms the seat may move to (and its token),
+   * so that every target is at least ``minPx`` pixels; the whole board otherwise. */
+  zoom(view, narrow, minPx = 32) {
+    const groups = view.my_turn ? view.legal_groups || {} : {};
+    const cells = [];
+    for (const a of groups.move || []) cells.push(a.slice("move ".length).split(",").map(Number));
+    for (const a of groups.enter || []) for (const rc of this.roomCells[a.slice("enter ".length)] || []) cells.push(rc);
+    if (!narrow || !cells.length) {
+      this.svg.setAttribute("viewBox", this.fullViewBox);
+      this.svg.dataset.zoomed = "false";
+      return;
+    }
+    const me = view.seats.find((s) => s.you);
+    const where = me ? view.public.tokens[me.character] : null;
+    if (Array.isArray(where)) cells.push(where);
+    const rs = cells.map((c) => c[0]);
+    const cs = cells.map((c) => c[1]);
+    const width = this.svg.parentElement ? this.svg.parentElement.clientWidth || 360 : 360;
+    const span = Math.max(6, Math.min(this.data.cols, Math.floor(width / minPx))); // cells across
+    const cx = ((Math.min(...cs) + Math.max(...cs) + 1) / 2) * CELL;
+    const cy = ((Math.min(...rs) + Math.max(...rs) + 1) / 2) * CELL;
+    const need = Math.max((Math.max(...cs) - Math.min(...cs) + 2) * CELL, (Math.max(...rs) - Math.min(...rs) + 2) * CELL);
+    const size = Math.min(Math.max(span * CELL, need), Math.max(this.data.cols, this.data.rows) * CELL + 12);
+    const x0 = Math.max(-6, Math.min(cx - size / 2, this.data.cols * CELL + 6 - size));
+    const y0 = Math.max(-6, Math.min(cy - size / 2, this.data.rows * CELL + 6 - size));
+    this.svg.setAttribute("viewBox", `${x0} ${y0} ${size} ${size}`);
+    this.svg.dataset.zoomed = "true";
+  }
+
   drawToken(suspect, x, y, acting, mine, room = null) {
     const g = el("g", { class: "token", "data-suspect": suspect }, this.pieces);
     if (room) g.setAttribute("data-room", room);
     if (acting) g.classList.add("acting");
     if (mine) g.classList.add("mine");
+    if (this.summoned && this.summoned.has(suspect)) g.classList.add("summoned");
     if (acting || mine) el("circle", { cx: x, cy: y, r: CELL * 0.47, class: "token-ring" }, g);
     el("circle", { cx: x, cy: y, r: CELL * 0.37, fill: SUSPECT_COLOURS[suspect] || "#999", class: "token-disc" }, g);
     text(g, x, y + 1, initials(suspect), { class: LIGHT_TOKENS.has(suspect) ? "token-label dark" : "token-label" });

@@ -53,7 +53,8 @@ export function renderNotebook(container, notes, names, whereLabel, playing = tr
       if (row.envelope_p !== null && row.envelope_p !== undefined && row.where === null) {
         where = `${Math.round(row.envelope_p * 100)}% envelope`;
       }
-      tr.append(cell("td", names[row.card] || row.card, "card-name"), cell("td", where), cell("td", row.how || "", "how"));
+      const how = (row.how || "").replace(/player_\d+/g, (seat) => whereLabel(seat)); // names, not seats
+      tr.append(cell("td", names[row.card] || row.card, "card-name"), cell("td", where), cell("td", how, "how"));
       body.appendChild(tr);
     }
     table.appendChild(body);
