@@ -28,7 +28,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 import agents  # noqa: E402
 from clue_env import replay as R  # noqa: E402
-from clue_env.engine.cards import CARDS, ROOM_BASE, WEAPON_BASE  # noqa: E402
+from clue_env.engine.cards import CARDS, ROOM_BASE, ROOMS, WEAPON_BASE  # noqa: E402
 from clue_env.play.replay_terminal import ALL, PUBLIC, ReplayTerminal, word_event  # noqa: E402
 from clue_env.play.web.replay_routes import MAX_REPLAY_BODY, ReplayStore, play_back  # noqa: E402
 from clue_env.play.web.server import STATIC, create_app  # noqa: E402
@@ -191,6 +191,25 @@ def test_the_public_view_shows_no_hand_no_notebook_no_account_and_the_envelope_o
         assert not any("(the card:" in e for e in got["events"])
     shown = [position(client, rid, k, "all") for k in range(1, pb.steps + 1)]
     assert any(p["account"] for p in shown) and all(p["envelope"] for p in shown)
+
+
+def test_an_edition2023_two_player_replay_shows_the_face_down_cards_only_with_every_card_or_at_the_end(client, tmp_path):
+    from agents.tournament import run_tournament
+
+    run_tournament(
+        ["deduction", "random"], 1, rules="edition2023", workers=1, progress=False, agent_seed=2, replays=str(tmp_path)
+    )
+    path = str(tmp_path / os.listdir(tmp_path)[0])
+    pb = R.open_replay(path)
+    s = loaded(client, path)
+    assert s["rules"] == "edition2023" and s["num_players"] == 2
+    cards = {ROOMS[r]: CARDS[c] for r, c in sorted(pb.env_at(0).game.board_cards.items())}
+    assert cards
+    assert position(client, s["replay"], 0, "all")["board_cards"] == cards
+    assert position(client, s["replay"], 0, "all")["public"]["board_card_rooms"] == sorted(cards)
+    for view in ("public", "player_0", "player_1"):
+        assert position(client, s["replay"], 0, view)["board_cards"] is None
+        assert position(client, s["replay"], pb.steps, view)["board_cards"] == cards
 
 
 # ---------------------------------------------------------------------- tampered, stale, hostile
