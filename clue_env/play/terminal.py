@@ -227,7 +227,7 @@ class TerminalUI:
         self.say(f"Clue ({s.rules.name}), {s.num_players} players:")
         for i in range(s.num_players):
             self.say(f"  {s.seat_label(i)}")
-        self.say("Type 'help' for the commands; an action's text form or a menu number plays.")
+        self.say_wrapped("Type 'help' for the commands; an action's text form or a menu number plays.")
         self.say()
 
     def _flush_feed(self, final: bool = False) -> None:
