@@ -176,7 +176,7 @@ function render(pos) {
   const d = pos.public.dice || [];
   if (d.length) {
     dice.appendChild(node("span", "Dice:"));
-    for (const v of d) dice.appendChild(node("span", String(v), "die"));
+    for (const v of d) dice.appendChild(node("span", String(v), "replay-die"));
   }
 
   // the step
