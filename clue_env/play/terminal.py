@@ -365,7 +365,7 @@ class TerminalUI:
         else:
             where = "off the board"
         header = f"{s.seat_label(seat)} | turn {view.turn}/{view.max_turns} | {where}"
-        if view.dice:
+        if view.dice and view.current == seat:  # this seat's roll (not the suggester's, when refuting)
             header += f" | {dice_text(g, tuple(view.dice))}"
         groups = s.legal_groups(seat)
         pending = None
