@@ -43,6 +43,7 @@ from pettingzoo.utils import wrappers
 
 from . import wrappers as fast_wrappers
 from .codec import ActionCodec, default_codec
+from .engine.actions import Action
 from .engine.board import OFF_BOARD, classic_board
 from .engine.cards import CARDS, ROOMS, SUSPECTS, WEAPON_BASE, WEAPONS, card_index
 from .engine.chance import Chance, RandomChance
@@ -283,19 +284,11 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         game = self.game
-        if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
-            raise IllegalMoveError(
-                f"{agent}: action {action!r} ({type(action).__name__}) is not an action index: actions are integers "
-                f"0..{self.codec.n - 1} (text forms go through text_to_action)",
-                action=action,
-                agent=agent,
-            )
-        try:
-            act = self.codec.decode(int(action))
-        except (ValueError, TypeError, OverflowError):
-            raise IllegalMoveError(
-                f"{agent}: action {action!r} is not an action index 0..{self.codec.n - 1}", action=action, agent=agent
-            ) from None
+        actions = self.codec.actions
+        if type(action) is int and 0 <= action < len(actions):  # the common case, checked in full below otherwise
+            act = actions[action]
+        else:
+            act = self._decode_checked(agent, action)
         try:
             game.apply(act)
         except IllegalActionError:
@@ -303,7 +296,7 @@ class raw_env(AECEnv):
             legal = np.flatnonzero(self.codec.mask(game.legal()))
             sample = ", ".join(self.codec.to_text(int(i)) for i in legal[:8])
             raise IllegalMoveError(
-                f"{agent} may not play {text!r} (index {int(action)}) in phase {game.phase.name}; "
+                f"{agent} may not play {text!r} (index {self.codec.encode(act)}) in phase {game.phase.name}; "
                 f"legal actions ({len(legal)}): {sample}{', ...' if len(legal) > 8 else ''}",
                 action=action,
                 agent=agent,
@@ -331,6 +324,22 @@ class raw_env(AECEnv):
             self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _decode_checked(self, agent: str, action: Any) -> Action:
+        """The action at index ``action`` (any integer type), or IllegalMoveError saying why not."""
+        if not isinstance(action, (int, np.integer)) or isinstance(action, (bool, np.bool_)):
+            raise IllegalMoveError(
+                f"{agent}: action {action!r} ({type(action).__name__}) is not an action index: actions are integers "
+                f"0..{self.codec.n - 1} (text forms go through text_to_action)",
+                action=action,
+                agent=agent,
+            )
+        try:
+            return self.codec.decode(int(action))
+        except (ValueError, TypeError, OverflowError):
+            raise IllegalMoveError(
+                f"{agent}: action {action!r} is not an action index 0..{self.codec.n - 1}", action=action, agent=agent
+            ) from None
 
     # ------------------------------------------------------------------ public
     @property
