@@ -49,7 +49,9 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def base_url() -> Iterator[str]:
     port = _free_port()
-    config = uvicorn.Config(create_app(agents.play_factory, agent_delay=0.0), host="127.0.0.1", port=port, log_level="warning")
+    # many games from one client (this test module): the per-client limits raised
+    app = create_app(agents.play_factory, agent_delay=0.0, max_live_per_client=64, creation_burst=64)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -87,8 +89,8 @@ def new_page(browser: Any, request: pytest.FixtureRequest, tmp_path: Any) -> Ite
     errors: list[str] = []
     failed_before = request.session.testsfailed
 
-    def make(allow: tuple[str, ...] = ()) -> Page:
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
+    def make(allow: tuple[str, ...] = (), viewport: tuple[int, int] = (1280, 900)) -> Page:
+        context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
         page = context.new_page()
         page.set_default_timeout(STEP_TIMEOUT_MS)
 
@@ -461,3 +463,205 @@ def test_a_page_waiting_on_another_human_gets_304s_and_polls_less_and_less(new_p
         assert time.monotonic() < deadline, "the waiting page did not fetch the changed view"
         page.wait_for_timeout(100)
     assert 200 in statuses
+
+
+# ---------------------------------------------------------------------------------- issue 17: layout, news
+def in_viewport(page: Page, selector: str) -> bool:
+    """Whether the first element matching ``selector`` lies wholly inside the viewport."""
+    box = page.locator(selector).first.bounding_box()
+    size = page.viewport_size
+    return bool(box and size and box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= size["width"] + 0.5
+                and box["y"] + box["height"] <= size["height"] + 0.5)  # fmt: skip
+
+
+def decision_controls(page: Page) -> list[str]:
+    """The controls offered for the decision now: visible action buttons, board targets, the show dialog."""
+    if visible(page, "#show-dialog[open]"):
+        return ["#show-submit"]
+    out = [
+        f"#actions button[data-action='{a}']"
+        for a in ("roll", "passage", "stay", "end")
+        if visible(page, f"#actions button[data-action='{a}']")
+    ]
+    out += [sel for sel in ("#open-suggest", "#open-accuse", "#open-show", "#toward-go") if visible(page, sel)]
+    targets = page.locator("#board [data-action]")
+    out += [f"#board [data-action='{a}']" for a in targets.evaluate_all("els => els.map(e => e.dataset.action)")]
+    return out
+
+
+def test_at_1280x720_every_decision_has_its_controls_inside_the_viewport(new_page: Callable[..., Page], base_url: str) -> None:
+    page = new_page(viewport=(1280, 720))
+    create_game(page, base_url, ["human", AGENTS, AGENTS, AGENTS], seed=11)
+    decisions = 0
+    for _ in range(600):
+        state = wait_ready(page)
+        if state == "over":
+            break
+        controls = decision_controls(page)
+        assert controls, "a decision with nothing to click"
+        outside = [c for c in controls if not in_viewport(page, c)]
+        assert not outside, f"controls outside the 1280x720 viewport: {outside}"
+        assert page.evaluate("document.scrollingElement.scrollTop") == 0  # no scrolling needed either
+        click_step(page)
+        decisions += 1
+    else:
+        raise AssertionError("the game did not end")
+    assert decisions >= 5
+    assert in_viewport(page, "#banner") and in_viewport(page, "#status")
+    assert "Game over" in page.inner_text("#status") and page.locator("#rematch").is_visible()
+
+
+def wait_attr(page: Page, selector: str, name: str, want: Callable[[str | None], bool], timeout: float = 10.0) -> str | None:
+    """Poll an attribute (the page's CSP refuses wait_for_function's string evaluation)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = page.get_attribute(selector, name) if page.locator(selector).count() else None
+        if want(value):
+            return value
+        assert time.monotonic() < deadline, f"{selector} [{name}] stayed {value!r}"
+        page.wait_for_timeout(50)
+
+
+def test_a_card_shown_to_you_is_toasted_and_flashed_in_the_notebook(new_page: Callable[..., Page], base_url: str) -> None:
+    page = new_page()
+    create_game(page, base_url, ["human", AGENTS, AGENTS, AGENTS], seed=4)
+    for _ in range(400):
+        state = wait_ready(page)
+        assert state != "over", "the game ended before anyone showed this seat a card"
+        before = len(api_view(base_url, page)["shown_to_me"])
+        click_step(page)
+        shown = api_view(base_url, page)["shown_to_me"]
+        if len(shown) > before:
+            break
+    card, by = shown[-1]["card"], shown[-1]["by"]
+    view = api_view(base_url, page)
+    who = next(s["name"] for s in view["seats"] if s["seat"] == by)
+    page.wait_for_selector("#toast:not([hidden])")
+    text = page.inner_text("#toast")
+    assert f"{who} showed you {view['names'][card]}" in text and "player_" not in text
+    wait_attr(page, f"#notebook tr[data-card='{card}']", "data-flash", lambda v: v == "true")
+    # the news says it too, as a private fact with the card
+    private = page.locator("#news li.private[data-type='show']")
+    assert private.count() >= 1 and f"{who} showed you" in private.last.inner_text()
+    assert private.last.locator(f".card[data-card='{card}']").count() == 1
+
+
+def test_a_wrong_accusation_is_announced(new_page: Callable[..., Page], base_url: str) -> None:
+    page = new_page()
+    create_game(page, base_url, ["human", AGENTS, AGENTS], seed=3)
+    assert wait_ready(page) == "act"
+    view = api_view(base_url, page)
+    held = view["hand"]  # a card in my hand is not in the envelope: accusing it is wrong
+    kinds = {"suspect": view["public"]["tokens"], "weapon": view["public"]["weapons"]}
+    suspect = next((c for c in held if c in kinds["suspect"]), "plum")
+    weapon = next((c for c in held if c in kinds["weapon"]), "rope")
+    room = next((c for c in held if c not in kinds["suspect"] and c not in kinds["weapon"]), "study")
+    assert suspect in held or weapon in held or room in held
+    page.click("#open-accuse")
+    page.select_option("#accuse-suspect", suspect)
+    page.select_option("#accuse-weapon", weapon)
+    page.select_option("#accuse-room", room)
+    page.click("#accuse-next")
+    page.click("#accuse-submit")
+    page.wait_for_selector("#banner:not([hidden])")
+    after = api_view(base_url, page)
+    if after["over"]:  # the last other seat standing wins (classic R29)
+        assert "Game over" in page.inner_text("#banner")
+    else:
+        assert page.get_attribute("#banner", "data-kind") == "wrong"
+        assert "accusation was wrong" in page.inner_text("#banner") and "out of the game" in page.inner_text("#banner")
+    # the log says so in the seat's words (the news holds the last round: the agents may have played on)
+    lines = page.locator("#log li").all_inner_texts()
+    assert any(line.startswith("You accuse ") and "wrong. You are out of the game" in line for line in lines), lines
+
+
+def test_edition2023_dice_show_the_magnifying_glass(new_page: Callable[..., Page], base_url: str) -> None:
+    page = new_page()
+    create_game(page, base_url, ["human", AGENTS, AGENTS], seed=9, rules="edition2023")
+    for _ in range(300):
+        state = wait_ready(page)
+        assert state != "over", "no magnifying glass came up"
+        click_step(page)
+        view = api_view(base_url, page)
+        glass = page.locator("#dice svg.die[data-glass='true']").count()
+        if any(view["dice_glass"]) and view["dice"]:
+            assert glass == sum(view["dice_glass"])
+            assert page.locator("#dice svg.die[data-glass='true'] .glass-lens").count() == glass
+            break
+        assert glass == 0
+    else:
+        raise AssertionError("no magnifying glass in 300 decisions")
+    assert page.locator("#news svg.die[data-glass='true']").count() >= 1  # the news draws it too
+    assert "[glass" not in page.inner_text("#log")
+
+
+def test_the_setup_form_shows_characters_and_resets_seats_and_a_rematch_keeps_the_seats(
+    new_page: Callable[..., Page], base_url: str
+) -> None:
+    page = new_page()
+    page.goto(base_url + "/")
+    page.wait_for_selector("#setup:not([hidden])")
+    page.select_option("#rules", "classic")
+    page.fill("#players", "4")
+    page.dispatch_event("#players", "change")
+    assert page.locator("#seat-list .seat-character").all_inner_texts() == [
+        "Miss Scarlet",
+        "Colonel Mustard",
+        "Mrs. White",
+        "Mr. Green",
+    ]
+    page.select_option("#seat-list select[data-seat='1']", "human")
+    page.select_option("#rules", "edition2023")  # a change of rules starts the seats afresh
+    names = page.locator("#seat-list .seat-character").all_inner_texts()
+    assert "Chef White" in names and "player_0" not in page.inner_text("#seat-list")
+    specs = page.locator("#seat-list select").evaluate_all("els => els.map(e => e.value)")
+    assert specs[0] == "human" and "human" not in specs[1:]
+    page.select_option("#seat-list select[data-seat='1']", "human")
+    page.fill("#players", "3")
+    page.dispatch_event("#players", "change")
+    specs = page.locator("#seat-list select").evaluate_all("els => els.map(e => e.value)")
+    assert len(specs) == 3 and "human" not in specs[1:]
+
+    # a rematch: after the end, the same seats and a new deal, opened at once
+    create_game(page, base_url, ["human", AGENTS, AGENTS], seed=3)
+    first = stored_seat(page)["game"]
+    page.click("#open-accuse")
+    page.click("#accuse-next")
+    page.click("#accuse-submit")
+    for _ in range(400):
+        if wait_ready(page) == "over":
+            break
+        click_step(page)
+    old = api_view(base_url, page)
+    assert old["over"]
+    page.click("#rematch")
+    wait_attr(page, "#game", "data-version", lambda v: v is not None and stored_seat(page)["game"] != first)
+    new = api_view(base_url, page)
+    assert new["game"] != first and not new["over"]
+    assert [s["player"] for s in new["seats"]] == [s["player"] for s in old["seats"]] and new["rules"] == old["rules"]
+
+
+def test_invite_links_name_the_characters_and_copy(new_page: Callable[..., Page], base_url: str) -> None:
+    page = new_page()
+    create_game(page, base_url, ["human", "human", AGENTS], seed=None)
+    assert page.inner_text("#invite-list .invite-seat") == "Colonel Mustard"
+    page.click("#invite-list button[data-seat='player_1']")
+    page.wait_for_selector("#message:not([hidden])")
+    assert "Colonel Mustard" in page.inner_text("#message")
+
+
+def test_phone_layout_has_a_bottom_action_sheet_tabs_and_big_targets(new_page: Callable[..., Page], base_url: str) -> None:
+    page = new_page(viewport=(390, 844))
+    create_game(page, base_url, ["human", AGENTS, AGENTS], seed=5)
+    assert wait_ready(page) == "act"
+    assert in_viewport(page, "#actions button[data-action='roll']")
+    page.click("#actions button[data-action='roll']")
+    wait_attr(page, "#board svg", "data-zoomed", lambda v: v == "true")
+    for target in page.locator("#board .target rect").all()[:20]:
+        box = target.bounding_box()
+        assert box and box["width"] >= 28 and box["height"] >= 28, box  # 26/30 of a >= 32 px square
+    for tab in ("hand", "notebook", "log", "news"):
+        page.click(f"#tabs button[data-tab='{tab}']")
+        assert page.get_attribute("#game", "data-tab") == tab
+    page.click("#tabs button[data-tab='notebook']")
+    assert page.locator("#notebook").is_visible() and not page.locator("#log").is_visible()

@@ -202,6 +202,9 @@ function buildSeats() {
   const rules = $("rules").value;
   const names = (state.meta.names || {})[rules] || {};
   // a change of rules or of the number of players starts the list afresh: one human, then agents
+  const key = `${rules}:${n}`;
+  if (list.dataset.key === key && list.children.length === n) return; // (a change event on blur)
+  list.dataset.key = key;
   list.replaceChildren();
   for (let i = 0; i < n; i++) {
     const li = node("li");
