@@ -635,6 +635,8 @@ def _drive(c, game, actions, viewer, rng_show, api=True):
 @pytest.mark.parametrize("n, seed, viewer, rules", LEAK_CASES)
 def test_R31_api_responses_unchanged_under_consistent_redeal(n, seed, viewer, rules):
     c, store = make_client()
+    # the notebook is compared in every mode but off: its grid, shown-by-me column and deduce figures
+    mode = ("facts", "deduce", "seen")[seed % 3]
     deal = _deal_options(store.create(["human"] * n, rules, seed).session.game)
     base_game = store.create(["human"] * n, rules, seed, options=deal)  # the same chance as the replays
     rng = np.random.default_rng(seed)
@@ -648,9 +650,15 @@ def test_R31_api_responses_unchanged_under_consistent_redeal(n, seed, viewer, ru
         s.act(seat, text)
     assert any(isinstance(e, Show) for e in s.game.log)
     game0 = s.game
-    base = _drive(c, store.create(["human"] * n, rules, seed, options=deal), actions, viewer, np.random.default_rng(0))
+    first = store.create(["human"] * n, rules, seed, options=deal)
+    first.notes = mode
+    base = _drive(c, first, actions, viewer, np.random.default_rng(0))
     assert base is not None
     base_responses, base_seen = base
+    last = json.loads(base_responses[-1])
+    assert last["notes_mode"] == mode and len(last["notes"]["rows"]) == len(CARDS)
+    assert all(len(r["seats"]) == n and r["envelope"] in ("holds", "cannot", "unknown") for r in last["notes"]["rows"])
+    assert (last["notes"]["deduce"] is not None) == (mode == "deduce")
     accepted = 0
     for t in range(300):
         opts = _redeal(game0, viewer, np.random.default_rng(1000 + t))
@@ -663,6 +671,7 @@ def test_R31_api_responses_unchanged_under_consistent_redeal(n, seed, viewer, ru
         if quick is None or quick[1] != base_seen:
             continue
         game = store.create(["human"] * n, rules, seed, options=opts)
+        game.notes = mode
         res = _drive(c, game, actions, viewer, np.random.default_rng(t))
         store.drop(game.id)
         assert res is not None and res[1] == base_seen
@@ -922,3 +931,94 @@ def test_a_hostile_if_none_match_is_ignored_not_an_error(client):
     for value in ("", ",,,", "W/", '"' * 5000, "x" * 100_000, "\t*\t"):
         r = client.get(f"/api/games/{g['game']}", headers={**auth(token), "If-None-Match": value})
         assert r.status_code in (200, 304), (value[:20], r.status_code)
+
+
+# ---------------------------------------------------------------- the notebook (issue 17, item 3)
+
+
+@pytest.mark.parametrize("notes", ["guess", 3, None, ["facts"], "FACTS"])
+def test_notes_field_is_validated(client, notes):
+    r = client.post("/api/games", json={"seats": ["human", "random", "random"], "notes": notes})
+    assert r.status_code == 400 and "notes must be one of off, seen, facts, deduce" in r.json()["error"]
+
+
+def test_notebook_grid_defaults_to_facts_with_own_cards_held(client):
+    g = new_game(client, seats=("human", "random", "random"), seed=3)
+    v = client.get(f"/api/games/{g['game']}", headers=auth(g["tokens"]["player_0"])).json()
+    assert v["notes_mode"] == "facts" and v["notes"]["mode"] == "facts" and v["notes"]["deduce"] is None
+    rows = {r["card"]: r for r in v["notes"]["rows"]}
+    assert len(rows) == len(CARDS)
+    for card in v["hand"]:
+        assert rows[card]["seats"] == ["holds", "cannot", "cannot"] and rows[card]["envelope"] == "cannot"
+        assert rows[card]["shown_to"] == []
+    others = [r for c, r in rows.items() if c not in v["hand"]]
+    assert all(r["seats"][0] == "cannot" for r in others)  # a seat knows its whole hand
+
+
+def test_notebook_off_is_empty_and_seen_has_no_deduction(client):
+    g = new_game(client, seats=("human", "random", "random"), seed=3, notes="off")
+    v = client.get(f"/api/games/{g['game']}", headers=auth(g["tokens"]["player_0"])).json()
+    assert v["notes_mode"] == "off" and v["notes"]["mode"] == "off" and v["notes"]["rows"] == []
+    g = new_game(client, seats=("human", "random", "random"), seed=3, notes="seen")
+    v = client.get(f"/api/games/{g['game']}", headers=auth(g["tokens"]["player_0"])).json()
+    assert v["notes_mode"] == "seen"
+    unknown = [r for r in v["notes"]["rows"] if r["card"] not in v["hand"]]
+    assert all(r["seats"] == ["unknown"] * 3 and r["envelope"] == "unknown" for r in unknown)
+
+
+def _play_until_shown_by(store, seat, seed):
+    """An all-human game played at random until ``seat`` has shown a card."""
+    game = store.create(["human"] * 3, "classic", seed)
+    s = game.session
+    rng = np.random.default_rng(seed)
+    while not s.view(seat).shown_by_me:
+        assert not s.over
+        legal = [t for t in s.legal(s.acting) if not t.startswith("accuse")]
+        s.act(s.acting, legal[int(rng.integers(len(legal)))])
+    return game
+
+
+def test_notebook_shown_by_me_names_whom_and_ruled_out_envelope():
+    c, store = make_client()
+    game = _play_until_shown_by(store, 1, 7)
+    v = c.get(f"/api/games/{game.id}", headers=auth(game.tokens[1])).json()
+    rows = {r["card"]: r for r in v["notes"]["rows"]}
+    for entry in v["shown_by_me"]:
+        assert entry["to"] in rows[entry["card"]]["shown_to"]
+        assert rows[entry["card"]]["seats"][1] == "holds"
+    # every card placed with a player is out of the envelope: the page shows a cross, never "?"
+    for r in rows.values():
+        if "holds" in r["seats"]:
+            assert r["envelope"] == "cannot"
+    # each seat's column holds its own showings only
+    for seat in (0, 1, 2):
+        w = c.get(f"/api/games/{game.id}", headers=auth(game.tokens[seat])).json()
+        column = {(r["card"], to) for r in w["notes"]["rows"] for to in r["shown_to"]}
+        assert column == {(e["card"], e["to"]) for e in w["shown_by_me"]}
+
+
+def test_deduce_exact_figures_or_rounded_with_samples(monkeypatch):
+    from clue_env.play import notes as notes_mod
+
+    c, store = make_client()
+    # at the start the deals are too many to count: an estimate, rounded, with its sample size
+    g = new_game(c, seats=("human", "random", "random"), seed=3, notes="deduce")
+    v = c.get(f"/api/games/{g['game']}", headers=auth(g["tokens"]["player_0"])).json()
+    d = v["notes"]["deduce"]
+    assert d["exact"] is False and v["notes"]["exact"] is False and 0 < d["samples"] <= notes_mod.DEDUCE_SAMPLES
+    for r in v["notes"]["rows"]:
+        assert r["envelope_p"] is not None and round(r["envelope_p"], 2) == r["envelope_p"]
+    # later on, counted exactly: the figures as counted
+    game = store.create(["human"] * 3, "classic", 3)
+    game.notes = "deduce"
+    s = game.session
+    rng = np.random.default_rng(3)
+    for _ in range(291):
+        legal = [t for t in s.legal(s.acting) if not t.startswith("accuse")]
+        s.act(s.acting, legal[int(rng.integers(len(legal)))])
+    v = c.get(f"/api/games/{game.id}", headers=auth(game.tokens[0])).json()
+    assert v["notes"]["deduce"] == {"exact": True, "samples": None}
+    ps = [r["envelope_p"] for r in v["notes"]["rows"]]
+    assert any(round(p, 2) != p for p in ps)  # not rounded
+    for kind in ("suspects", "weapons", "rooms"):
+        assert sum(r["envelope_p"] for r in v["notes"]["rows"] if r["kind"] == kind) == pytest.approx(1.0, abs=1e-5)

@@ -8,7 +8,13 @@ cards shown to it (R27), cards revealed to everyone (R25), face-down cards it lo
 and what follows from those and from every pass and refutation it witnessed (the propagation of
 :class:`~clue_env.engine.knowledge.Knowledge`, the same the ``deduction`` agent uses).
 ``deduce`` adds the probability that each card is in the envelope, under a uniform prior over
-the deals consistent with what the seat saw: a hint, exact when the deals can be counted.
+the deals consistent with what the seat saw: a hint, exact when the deals can be counted (the
+figures are then given as counted), else estimated from sampled deals (then rounded to whole
+percent, with the number of samples stated).
+
+Every row also carries the grid the notebook draws: per seat whether it holds the card
+(``holds``), cannot hold it (``cannot``) or is not known (``unknown``), the same for the
+envelope, and the seats this seat showed the card to (its own ``shown_by_me``).
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ KIND_NAMES = ("suspects", "weapons", "rooms")
 #: work budget of the exact count behind ``deduce`` (else estimated from samples)
 DEDUCE_BUDGET = 60_000
 DEDUCE_SAMPLES = 300
+#: one grid cell: the seat proved it holds the card, proved it cannot, or does not know
+HOLDS, CANNOT, UNKNOWN = "holds", "cannot", "unknown"
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,12 @@ class NoteRow:
     where: str | None
     how: str
     envelope_p: float | None = None
+    #: per seat (in seat order): ``holds``, ``cannot`` or ``unknown``
+    seats: tuple[str, ...] = ()
+    #: the same for the envelope
+    envelope: str = UNKNOWN
+    #: the seats this seat showed the card to (``player_k``), first showing first
+    shown_to: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -57,16 +71,29 @@ class Notebook:
     solved: tuple[str, str, str] | None
     #: with ``deduce``: whether the probabilities were counted exactly (else estimated)
     exact: bool | None = None
+    #: with ``deduce``: the number of sampled deals behind the estimate (``None`` when exact)
+    samples: int | None = None
 
     def to_json(self) -> dict[str, object]:
         return {
             "mode": self.mode,
             "rows": [
-                {"card": r.card, "kind": r.kind, "where": r.where, "how": r.how, "envelope_p": r.envelope_p} for r in self.rows
+                {
+                    "card": r.card,
+                    "kind": r.kind,
+                    "where": r.where,
+                    "how": r.how,
+                    "envelope_p": r.envelope_p,
+                    "seats": list(r.seats),
+                    "envelope": r.envelope,
+                    "shown_to": list(r.shown_to),
+                }
+                for r in self.rows
             ],
             "candidates": {KIND_NAMES[k]: list(c) for k, c in enumerate(self.candidates)},
             "solved": list(self.solved) if self.solved else None,
             "exact": self.exact,
+            "deduce": None if self.exact is None else {"exact": self.exact, "samples": self.samples},
         }
 
     def text(self, display: dict[str, str] | None = None) -> str:
@@ -83,19 +110,25 @@ class Notebook:
                 if r.kind != title:
                     continue
                 mark = "X" if r.where not in (None, "envelope") else ("!" if r.where == "envelope" else " ")
-                p = f"{100 * r.envelope_p:5.1f}%  " if r.envelope_p is not None else ""
+                p = ""
+                if r.envelope_p is not None:
+                    p = f"{100 * r.envelope_p:5.1f}%  " if self.exact else f"{100 * r.envelope_p:4.0f}%  "
                 out.append(f"  [{mark}] {name(r.card):<18} {p}{r.how}".rstrip())
         if self.solved:
             out.append("solved: " + ", ".join(name(c) for c in self.solved))
         elif self.exact is not None:
-            out.append("(probabilities " + ("counted exactly)" if self.exact else "estimated from sampled deals)"))
+            how = "counted exactly" if self.exact else f"estimated, rounded, from {self.samples} samples"
+            out.append(f"(probabilities {how})")
         return "\n".join(out)
 
 
 def notebook(view: SeatView, mode: str = "facts") -> Notebook:
-    """The notebook of ``view``'s seat (``mode``: ``seen``, ``facts`` or ``deduce``)."""
+    """The notebook of ``view``'s seat (``mode``: ``seen``, ``facts`` or ``deduce``; ``off``: an
+    empty notebook)."""
     if mode not in MODES:
         raise ValueError(f"notes mode must be one of {', '.join(MODES)}, got {mode!r}")
+    if mode == "off":
+        return Notebook(view.seat, "off", len(view.events), (), ((), (), ()), None)
     if mode == "seen":
         return _seen(view)
     seat = view.seat
@@ -111,12 +144,16 @@ def notebook(view: SeatView, mode: str = "facts") -> Notebook:
     revealed = {c: h for c, h in view.revealed}
     peeked = {c for _r, c in view.peeked}
     hand = set(view.hand)
+    shown_to = _shown_to(view)
     probs: np.ndarray | None = None
     exact: bool | None = None
+    samples: int | None = None
     if mode == "deduce" and consistent:
         post = k.posterior(np.random.default_rng(len(view.events)), budget=DEDUCE_BUDGET, samples=DEDUCE_SAMPLES)
         probs = post.marginals[:, k.ENV]
         exact = post.exact
+        samples = None if exact else int(post.count)
+    n = view.num_players
     rows: list[NoteRow] = []
     for c in range(N_CARDS):
         loc = k.location(c) if consistent else None
@@ -140,14 +177,47 @@ def notebook(view: SeatView, mode: str = "facts") -> Notebook:
             where, how = player(loc), f"deduced: {player(loc)} holds it"
         p = None
         if probs is not None:
-            p = 0.0 if where not in (None, "envelope") else float(round(probs[c], 4))
-        rows.append(NoteRow(CARDS[c], KIND_NAMES[KIND_OF_CARD[c]], where, how, p))
+            # exact: the figure as counted; estimated: rounded to whole percent (R3's hint, not more)
+            p = 0.0 if where not in (None, "envelope") else float(round(probs[c], 6 if exact else 2))
+        if consistent:
+            poss = k.poss[c]
+            cells = tuple(_cell(poss, i) for i in range(n))
+            env = _cell(poss, k.ENV)
+        else:
+            cells, env = _cells_of(where, n)
+        rows.append(NoteRow(CARDS[c], KIND_NAMES[KIND_OF_CARD[c]], where, how, p, cells, env, shown_to.get(c, ())))
     cand = k.envelope_candidates() if consistent else [[], [], []]
     candidates = tuple(tuple(CARDS[c] for c in kind) for kind in cand)
     solved = None
     if all(len(x) == 1 for x in candidates):
         solved = (candidates[0][0], candidates[1][0], candidates[2][0])
-    return Notebook(seat, mode, len(view.events), tuple(rows), candidates, solved, exact)
+    return Notebook(seat, mode, len(view.events), tuple(rows), candidates, solved, exact, samples)
+
+
+def _cell(poss: int, loc: int) -> str:
+    """One grid cell from a card's possible locations (a bit mask) and a location."""
+    if poss == 1 << loc:
+        return HOLDS
+    return UNKNOWN if poss & (1 << loc) else CANNOT
+
+
+def _cells_of(where: str | None, n: int) -> tuple[tuple[str, ...], str]:
+    """The grid of a card whose place is ``where`` (or not known), for ``n`` seats."""
+    if where is None:
+        return (UNKNOWN,) * n, UNKNOWN
+    if where == "envelope":
+        return (CANNOT,) * n, HOLDS
+    return tuple(HOLDS if where == player(i) else CANNOT for i in range(n)), CANNOT
+
+
+def _shown_to(view: SeatView) -> dict[int, tuple[str, ...]]:
+    """Per card, the seats ``view``'s seat showed it to (each once, first showing first)."""
+    out: dict[int, list[str]] = {}
+    for c, s in view.shown_by_me:
+        to, name = out.setdefault(c, []), f"player_{s}"
+        if name not in to:
+            to.append(name)
+    return {c: tuple(v) for c, v in out.items()}
 
 
 def _seen(view: SeatView) -> Notebook:
@@ -162,10 +232,12 @@ def _seen(view: SeatView) -> Notebook:
         known[c] = (player(s), f"shown to me by {player(s)}")
     for c in view.hand:
         known[c] = (player(seat), "in my hand")
+    shown_to = _shown_to(view)
     rows: list[NoteRow] = []
     for c in range(N_CARDS):
         where, how = known.get(c, (None, ""))
-        rows.append(NoteRow(CARDS[c], KIND_NAMES[KIND_OF_CARD[c]], where, how))
+        cells, env = _cells_of(where, view.num_players)
+        rows.append(NoteRow(CARDS[c], KIND_NAMES[KIND_OF_CARD[c]], where, how, None, cells, env, shown_to.get(c, ())))
     candidates = tuple(tuple(CARDS[c] for c in range(N_CARDS) if KIND_OF_CARD[c] == k and c not in known) for k in range(3))
     solved = None
     if all(len(x) == 1 for x in candidates):  # every other card of each kind seen
@@ -173,4 +245,4 @@ def _seen(view: SeatView) -> Notebook:
     return Notebook(seat, "seen", len(view.events), tuple(rows), candidates, solved)
 
 
-__all__ = ["KIND_NAMES", "MODES", "NoteRow", "Notebook", "notebook"]
+__all__ = ["CANNOT", "HOLDS", "KIND_NAMES", "MODES", "UNKNOWN", "NoteRow", "Notebook", "notebook"]

@@ -42,6 +42,7 @@ from starlette.requests import ClientDisconnect
 
 from ...engine.cards import CARDS, ROOMS, SUSPECTS, WEAPONS
 from ...engine.config import load_rules
+from ..notes import MODES as NOTE_MODES
 from ..session import (
     HUMAN,
     AgentFactory,
@@ -241,7 +242,9 @@ def seat_response(game: WebGame, seat: int, log_from: int = 0) -> dict[str, Any]
         # shown to or by it (its own events hold them; everyone else's are the public record)
         "log": news_feed.seat_words(view, cfg, board, events[log_from:]),
         "log_length": len(events),
-        "notes": session.notes(seat, "facts").to_json(),
+        # the notebook in the mode chosen at creation (off, seen, facts or deduce), from this seat's view
+        "notes": session.notes(seat, game.notes).to_json(),
+        "notes_mode": game.notes,
         # what happened since this seat's last turn ended, worded for it, grouped by turn (its
         # private facts included: the cards shown to it and by it, the card it looked at)
         "news": news_feed.news(view, cfg, board),
@@ -397,9 +400,12 @@ def create_app(
     @app.post("/api/games", status_code=201)
     async def new_game(request: Request) -> JSONResponse:
         body = await _read_json(request, body_timeout)
-        unknown = sorted(set(body) - {"seats", "rules", "seed", "players"})
+        unknown = sorted(set(body) - {"seats", "rules", "seed", "players", "notes"})
         if unknown:
-            raise ApiError(400, f"unknown field(s) {unknown}; fields: seats, rules, seed, players")
+            raise ApiError(400, f"unknown field(s) {unknown}; fields: seats, rules, seed, players, notes")
+        notes = body.get("notes", "facts")
+        if notes not in NOTE_MODES:
+            raise ApiError(400, f"notes must be one of {', '.join(NOTE_MODES)}, got {str(notes)[:40]!r}")
         rules = body.get("rules", "classic")
         if rules not in RULESETS:
             raise ApiError(400, f"rules must be one of {', '.join(RULESETS)}, got {str(rules)[:40]!r}")
@@ -440,6 +446,7 @@ def create_app(
             raise ApiError(503, str(e), headers={"Retry-After": str(e.retry_after)}) from None
         except SessionError as e:
             raise ApiError(400, str(e)) from None
+        game.notes = notes
 
         def first_moves() -> None:
             with game.lock:

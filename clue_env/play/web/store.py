@@ -87,6 +87,8 @@ class WebGame:
     seeded: bool = False
     #: when the store first saw it over (its clock), or None
     finished: float | None = None
+    #: the seats' notebook (``clue_env.play.notes.MODES``), chosen at creation
+    notes: str = "facts"
 
     def seat_for(self, token: str) -> int | None:
         """The seat whose token is ``token`` (constant-time comparisons, every seat tried)."""
