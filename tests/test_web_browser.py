@@ -119,8 +119,11 @@ def new_page(browser: Any, request: pytest.FixtureRequest, tmp_path: Any) -> Ite
 
 
 # ---------------------------------------------------------------------------------- helpers
-def create_game(page: Page, base_url: str, seats: list[str], seed: int | None, rules: str = "classic") -> None:
-    """Fill in and submit the new-game form (no seed: ``None``); wait for the board."""
+def create_game(
+    page: Page, base_url: str, seats: list[str], seed: int | None, rules: str = "classic", notes: str | None = None
+) -> None:
+    """Fill in and submit the new-game form (no seed: ``None``; ``notes``: the notebook choice, else
+    the form's default); wait for the board."""
     page.goto(base_url + "/")
     page.wait_for_selector("#setup:not([hidden])")
     page.select_option("#rules", rules)
@@ -130,6 +133,8 @@ def create_game(page: Page, base_url: str, seats: list[str], seed: int | None, r
     for i, spec in enumerate(seats):
         page.select_option(f"#seat-list select[data-seat='{i}']", spec)
     page.fill("#seed", "" if seed is None else str(seed))
+    if notes is not None:
+        page.select_option("#notes-mode", notes)
     page.click("#create")
     page.wait_for_selector("#game:not([hidden])[data-version]")
 
@@ -665,3 +670,63 @@ def test_phone_layout_has_a_bottom_action_sheet_tabs_and_big_targets(new_page: C
         assert page.get_attribute("#game", "data-tab") == tab
     page.click("#tabs button[data-tab='notebook']")
     assert page.locator("#notebook").is_visible() and not page.locator("#log").is_visible()
+
+
+def _open_notebook(page: Page) -> None:
+    tab = page.locator("#tabs button[data-tab='notebook']")
+    if tab.is_visible():
+        tab.click()
+
+
+def test_notebook_grid_marks_survive_a_reload_and_shown_by_me(new_page: Callable[..., Page], base_url: str) -> None:
+    page = new_page()
+    create_game(page, base_url, ["human", AGENTS, AGENTS, AGENTS], seed=4)
+    assert page.get_attribute("#game", "data-notes") == "facts"
+    view = api_view(base_url, page)
+    _open_notebook(page)
+    for card in view["hand"]:  # ✓ under the player's own column, ✗ for the envelope
+        row = f"#notebook tr[data-card='{card}']"
+        assert page.get_attribute(f"{row} td.grid-cell[data-col='player_0']", "data-fact") == "holds"
+        assert page.locator(f"{row} td.grid-cell[data-col='player_0'] .fact").inner_text() == "✓"
+        assert page.get_attribute(f"{row} td.grid-cell[data-col='envelope']", "data-fact") == "cannot"
+    names = [s["name"] for s in view["seats"]]
+    assert all(page.locator("#notebook table[data-kind='suspects'] thead").inner_text().count(n) for n in names)
+    other = next(c for c in view["names"] if c not in view["hand"])
+    target = f"#notebook tr[data-card='{other}'] td.grid-cell[data-col='player_1']"
+    page.click(target)
+    assert page.get_attribute(target, "data-mark") == "✓"
+    page.click(target)
+    assert page.get_attribute(target, "data-mark") == "✗"
+    page.reload()
+    page.wait_for_selector("#game:not([hidden])[data-version]")
+    _open_notebook(page)
+    assert wait_attr(page, target, "data-mark", lambda v: v == "✗") == "✗"
+    # play until this seat shows a card: the "shown by me" column names whom
+    for _ in range(400):
+        state = wait_ready(page)
+        assert state != "over", "the game ended before this seat showed a card"
+        click_step(page)
+        shown = api_view(base_url, page)["shown_by_me"]
+        if shown:
+            break
+    card, to = shown[-1]["card"], shown[-1]["to"]
+    who = next(s["name"] for s in view["seats"] if s["seat"] == to)
+    cell = f"#notebook tr[data-card='{card}'] td.shown-to"
+    deadline = time.monotonic() + 10
+    while who not in (page.locator(cell).text_content() or "") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert who in (page.locator(cell).text_content() or "")
+
+
+def test_setup_notes_choice_reaches_the_view(new_page: Callable[..., Page], base_url: str) -> None:
+    page = new_page()
+    create_game(page, base_url, ["human", AGENTS, AGENTS], seed=2, notes="off")
+    assert api_view(base_url, page)["notes_mode"] == "off"
+    assert page.get_attribute("#game", "data-notes") == "off"
+    assert not page.locator("#tabs button[data-tab='notebook']").is_visible()
+    assert not page.locator("#notebook").is_visible()
+    page = new_page()
+    create_game(page, base_url, ["human", AGENTS, AGENTS], seed=2, notes="deduce")
+    assert api_view(base_url, page)["notes_mode"] == "deduce"
+    _open_notebook(page)
+    assert "sampled deals" in page.inner_text("#notebook .deduce-note")

@@ -244,7 +244,7 @@ async function onCreate(e) {
     say("At least one seat must be human.", "error");
     return;
   }
-  const body = { seats, rules: $("rules").value };
+  const body = { seats, rules: $("rules").value, notes: $("notes-mode").value };
   const seedText = $("seed").value.trim();
   if (seedText) {
     const seed = Number(seedText);
@@ -427,7 +427,9 @@ function render(view) {
   renderActions(view);
   renderSeats(view);
   renderHand(view);
-  renderNotebook($("notebook"), view.notes, view.names, whereLabel, !view.over);
+  const grid = { game: view.game, seat: view.seat, seats: view.seats.map((s) => ({ seat: s.seat, name: s.name })) };
+  renderNotebook($("notebook"), view.notes, view.names, whereLabel, !view.over, grid);
+  $("game").dataset.notes = view.notes_mode || "facts";
   renderNews(view);
   renderResult(view);
 }

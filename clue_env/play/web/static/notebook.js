@@ -1,5 +1,9 @@
-// The seat's detective notebook: one table per kind of card (card, status, how it is known);
-// the cards that may still be in the envelope are highlighted.
+// The seat's detective notebook: one table per kind of card (card, where, a grid of players ×
+// the envelope with ✓ holds / ✗ cannot hold / ? unknown from the seat's proved facts, the players
+// this seat showed the card to, how it is known); the cards that may still be in the envelope are
+// highlighted. A click on a grid cell cycles the player's own mark (none → ✓ → ✗ → ? → none),
+// drawn apart from the proved facts and kept in this browser's localStorage only (per game and
+// seat; never sent to the server).
 
 const KINDS = [
   ["suspects", "Suspects"],
@@ -14,16 +18,65 @@ function cell(tag, content, className) {
   return node;
 }
 
+const FACT = { holds: "✓", cannot: "✗", unknown: "?" };
+const MARKS = ["", "✓", "✗", "?"];
+
+function marksKey(game, seat) {
+  return `clue-marks:${game}:${seat}`;
+}
+
+function loadMarks(game, seat) {
+  try {
+    const raw = JSON.parse(localStorage.getItem(marksKey(game, seat)) || "{}");
+    return raw && typeof raw === "object" ? raw : {};
+  } catch {
+    return {};
+  }
+}
+
+function saveMarks(game, seat, marks) {
+  try {
+    localStorage.setItem(marksKey(game, seat), JSON.stringify(marks));
+  } catch {
+    // storage full or off: the marks last until the page is left
+  }
+}
+
+function drawCell(td, fact, mark) {
+  td.replaceChildren();
+  td.dataset.fact = fact;
+  td.dataset.mark = mark || "";
+  td.appendChild(cell("span", FACT[fact] || "?", `fact ${fact}`));
+  if (mark) td.appendChild(cell("span", mark, "mark"));
+}
+
+/** The figure of an envelope probability: as counted when exact, whole percents when estimated. */
+function figure(p, deduce) {
+  if (deduce && deduce.exact) return `${(p * 100).toFixed(1)}%`;
+  return `${Math.round(p * 100)}%`;
+}
+
 /**
  * @param {HTMLElement} container
  * @param {object} notes view.notes
  * @param {object} names card id -> display name
  * @param {(where: string) => string} whereLabel "player_2" -> "Mrs. White"
  * @param {boolean} playing whether the game is still on (else no advice to accuse)
+ * @param {object} grid {game, seat, seats: [{seat, name}]}: the columns and where the marks live
  */
-export function renderNotebook(container, notes, names, whereLabel, playing = true) {
+export function renderNotebook(container, notes, names, whereLabel, playing = true, grid = null) {
   container.replaceChildren();
   if (!notes) return;
+  container.dataset.mode = notes.mode || "";
+  if (notes.mode === "off") return;
+  const seats = (grid && grid.seats) || [];
+  const marks = grid ? loadMarks(grid.game, grid.seat) : {};
+  if (notes.deduce) {
+    const how = notes.deduce.exact
+      ? "Envelope chances counted exactly."
+      : `Envelope chances estimated (rounded) from ${notes.deduce.samples} sampled deals.`;
+    container.appendChild(cell("p", how, "hint deduce-note"));
+  }
   const solved = new Set(notes.solved || []);
   if (notes.solved) {
     const then = playing ? " You may accuse." : "";
@@ -38,7 +91,9 @@ export function renderNotebook(container, notes, names, whereLabel, playing = tr
     const caption = cell("caption", `${heading} (${candidates.size} possible)`);
     table.appendChild(caption);
     const head = document.createElement("tr");
-    head.append(cell("th", "Card"), cell("th", "Where"), cell("th", "How"));
+    head.append(cell("th", "Card"), cell("th", "Where"));
+    for (const s of seats) head.appendChild(cell("th", s.name, "seat-col"));
+    head.append(cell("th", "Envelope", "seat-col"), cell("th", "Shown by me → to"), cell("th", "How"));
     const thead = document.createElement("thead");
     thead.appendChild(head);
     table.appendChild(thead);
@@ -51,10 +106,30 @@ export function renderNotebook(container, notes, names, whereLabel, playing = tr
       if (row.where) tr.classList.add("known");
       let where = row.where === null ? "?" : whereLabel(row.where);
       if (row.envelope_p !== null && row.envelope_p !== undefined && row.where === null) {
-        where = `${Math.round(row.envelope_p * 100)}% envelope`;
+        where = `${figure(row.envelope_p, notes.deduce)} envelope`;
       }
       const how = (row.how || "").replace(/player_\d+/g, (seat) => whereLabel(seat)); // names, not seats
-      tr.append(cell("td", names[row.card] || row.card, "card-name"), cell("td", where), cell("td", how, "how"));
+      tr.append(cell("td", names[row.card] || row.card, "card-name"), cell("td", where));
+      const columns = seats.map((s, i) => [s.seat, (row.seats || [])[i] || "unknown"]);
+      columns.push(["envelope", row.envelope || "unknown"]);
+      for (const [col, fact] of columns) {
+        const td = document.createElement("td");
+        td.className = "grid-cell";
+        td.dataset.col = col;
+        const key = `${row.card}|${col}`;
+        drawCell(td, fact, marks[key]);
+        td.title = "Click to cycle your own mark";
+        td.addEventListener("click", () => {
+          const next = MARKS[(MARKS.indexOf(marks[key] || "") + 1) % MARKS.length];
+          if (next) marks[key] = next;
+          else delete marks[key];
+          if (grid) saveMarks(grid.game, grid.seat, marks);
+          drawCell(td, fact, next);
+        });
+        tr.appendChild(td);
+      }
+      const shownTo = (row.shown_to || []).map((s) => whereLabel(s)).join(", ");
+      tr.append(cell("td", shownTo, "shown-to"), cell("td", how, "how"));
       body.appendChild(tr);
     }
     table.appendChild(body);
