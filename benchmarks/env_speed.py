@@ -100,10 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     c4 = cases[0][0]
     base = totals[c4][0] / totals[c4][2]
     rows = {}
-    print(
-        f"{'env':<40} {'moves/s':>10} {'games/s':>9} {'moves/game':>10} {'x connect4':>10}"
-        f"   per round: median [min, max]"
-    )
+    print(f"{'env':<40} {'moves/s':>10} {'games/s':>9} {'moves/game':>10} {'x connect4':>10}   per round: median [min, max]")
     for name, _, _ in cases:
         m, g, dt = totals[name]
         rate = m / dt

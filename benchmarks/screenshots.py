@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from PIL import Image  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
-from web_screenshot import READY_JS, click, start_server, step  # noqa: E402
+from web_screenshot import play_to_a_roll, start_server  # noqa: E402
 
 SIZES = ((1280, 720), (390, 844))
 
@@ -50,31 +50,9 @@ def main(argv: list[str] | None = None) -> int:
             browser = p.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
             page = browser.new_page(viewport={"width": SIZES[0][0], "height": SIZES[0][1]})
             page.set_default_timeout(20_000)
-            page.goto(url + "/")
-            page.wait_for_selector("#setup:not([hidden])")
-            page.fill("#players", str(len(seats)))
-            page.dispatch_event("#players", "change")
-            for i, spec in enumerate(seats):
-                page.select_option(f"#seat-list select[data-seat='{i}']", spec)
-            page.fill("#seed", str(args.seed))
-            page.click("#create")
-            turns = 0
-            while True:
-                page.wait_for_function(READY_JS)
-                state = page.evaluate(READY_JS)
-                phase = page.get_attribute("#game", "data-phase")
-                if state == "over":
-                    print("the game ended before the photographs; try another --seed or fewer --turns", file=sys.stderr)
-                    return 1
-                if state == "act" and phase == "start":
-                    turns += 1
-                    if turns > args.turns:
-                        click(page, "#actions button[data-action='roll']")
-                        if page.locator("#board [data-action]").count():
-                            break
-                        continue
-                step(page, rng)
-            page.mouse.move(0, 0)
+            if not play_to_a_roll(page, url, seats, args.seed, args.turns, rng):
+                print("the game ended before the photographs; try another --seed or fewer --turns", file=sys.stderr)
+                return 1
             for w, h in SIZES:
                 page.set_viewport_size({"width": w, "height": h})
                 page.wait_for_timeout(400)

@@ -14,20 +14,13 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import socket
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,29 +30,14 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     import httpx
-    import uvicorn
     from playwright.sync_api import sync_playwright
-
-    import agents
-    from clue_env.play.web.server import create_app
+    from web_screenshot import start_server  # the same in-process server (agents moving at once)
 
     chromium = shutil.which("chromium")
     if chromium is None:
         print("web_idle_traffic.py: needs Debian's chromium on PATH (apt-get install chromium)", file=sys.stderr)
         return 2
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(agents.play_factory, agent_delay=0.0), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            if httpx.get(base + "/api/meta", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.05)
+    server, thread, base = start_server()
     try:
         made = httpx.post(base + "/api/games", json={"seats": ["human", "human", "random"]}).json()
         game, tokens = made["game"], made["tokens"]

@@ -92,6 +92,37 @@ def step(page: Page, rng: random.Random) -> str:
     return phase
 
 
+def play_to_a_roll(page: Page, url: str, seats: list[str], seed: int, turns: int, rng: random.Random) -> bool:
+    """Create a game of ``seats`` with ``seed`` in the new-game form, play ``turns`` of the human
+    seat's turns by clicking, then roll once more and stop while the reachable squares are
+    highlighted (the mouse moved away). ``False`` if the game ended first."""
+    page.goto(url + "/")
+    page.wait_for_selector("#setup:not([hidden])")
+    page.fill("#players", str(len(seats)))
+    page.dispatch_event("#players", "change")
+    for i, spec in enumerate(seats):
+        page.select_option(f"#seat-list select[data-seat='{i}']", spec)
+    page.fill("#seed", str(seed))
+    page.click("#create")
+    played = 0
+    while True:
+        page.wait_for_function(READY_JS)
+        state = page.evaluate(READY_JS)
+        phase = page.get_attribute("#game", "data-phase")
+        if state == "over":
+            return False
+        if state == "act" and phase == "start":
+            played += 1
+            if played > turns:
+                click(page, "#actions button[data-action='roll']")
+                if page.locator("#board [data-action]").count():
+                    break
+                continue
+        step(page, rng)
+    page.mouse.move(0, 0)
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "images" / "web_board.png")
@@ -113,31 +144,9 @@ def main(argv: list[str] | None = None) -> int:
             browser = p.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
             page = browser.new_page(viewport={"width": args.width, "height": args.height})
             page.set_default_timeout(20_000)
-            page.goto(url + "/")
-            page.wait_for_selector("#setup:not([hidden])")
-            page.fill("#players", str(len(seats)))
-            page.dispatch_event("#players", "change")
-            for i, spec in enumerate(seats):
-                page.select_option(f"#seat-list select[data-seat='{i}']", spec)
-            page.fill("#seed", str(args.seed))
-            page.click("#create")
-            turns = 0
-            while True:
-                page.wait_for_function(READY_JS)
-                state = page.evaluate(READY_JS)
-                phase = page.get_attribute("#game", "data-phase")
-                if state == "over":
-                    print("the game ended before the photograph; try another --seed or fewer --turns", file=sys.stderr)
-                    return 1
-                if state == "act" and phase == "start":
-                    turns += 1
-                    if turns > args.turns:
-                        click(page, "#actions button[data-action='roll']")
-                        if page.locator("#board [data-action]").count():
-                            break
-                        continue
-                step(page, rng)
-            page.mouse.move(0, 0)
+            if not play_to_a_roll(page, url, seats, args.seed, args.turns, rng):
+                print("the game ended before the photograph; try another --seed or fewer --turns", file=sys.stderr)
+                return 1
             raw = page.screenshot()
             browser.close()
     finally:

@@ -188,18 +188,16 @@ class ObservationEncoder:
         self.board = board
         self.L = LAYOUT
         self.size = LAYOUT.size
-        self._loc_feat = _loc_features(board)
         dist = np.array(board.dist_to_room, dtype=np.float32) / _DIST_SCALE
-        self._room_dist = np.vstack([np.minimum(dist, 1.0), np.ones((1, N_ROOMS), np.float32)])
+        room_dist = np.vstack([np.minimum(dist, 1.0), np.ones((1, N_ROOMS), np.float32)])
         assert OFF_BOARD == -1  # the tables' last rows are the off-board ones
-        #: the same tables as lists of rows (a list lookup, not a numpy view, per move)
-        self._loc_rows = list(self._loc_feat)
-        self._dist_rows = list(self._room_dist)
+        #: the token and room-distance tables as lists of rows (a list lookup, not a numpy view, per move)
+        self._loc_rows = list(_loc_features(board))
+        self._dist_rows = list(room_dist)
         self._loc_off = LAYOUT.offset["suspect_loc"]
         self._dist_off = LAYOUT.offset["my_room_dist"]
-        self._phase_eye = np.eye(len(Phase), dtype=np.float32)
         #: the phase one-hot rows, a list (indexing a list with the IntEnum is the cheap kind)
-        self._phase_rows = list(self._phase_eye)
+        self._phase_rows = list(np.eye(len(Phase), dtype=np.float32))
         self._n_phases = len(Phase)
         self._phase_off = LAYOUT.offset["phase"]
         self._roll_eye = np.eye(_MAX_ROLL + 1, dtype=np.float32)

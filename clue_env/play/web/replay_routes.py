@@ -19,7 +19,6 @@ The answer is ``{"replay": ID, "steps": N, "seats": [...], "outcome": {...}, ...
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import re
@@ -32,14 +31,13 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, JSONResponse
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import ClientDisconnect
 
 from ...engine.cards import CARDS, ROOM_BASE, ROOMS, SUSPECTS, WEAPON_BASE, WEAPONS
 from ...engine.wording import result_text
 from ...replay import Playback, Replay, ReplayError, StaleReplay, from_document
 from ..notes import notebook
 from ..replay_terminal import ALL, PUBLIC, format_account, word_event
-from .server import BODY_TIMEOUT, STATIC, ApiError
+from .server import BODY_TIMEOUT, STATIC, ApiError, read_body
 
 #: the largest replay file accepted (a long six-player game with accounts is under 100 KiB)
 MAX_REPLAY_BODY = 512 * 1024
@@ -242,34 +240,6 @@ def replay_position(item: LoadedReplay, k: int, view: str | int) -> dict[str, An
     return out
 
 
-async def _read_body(request: Request, limit: int, timeout: float) -> bytes:
-    """The raw body: 413 over ``limit`` bytes, 408 when it has not all arrived in ``timeout``
-    seconds, 400 when the client left before it all arrived (as the server's ``_read_json``)."""
-    length = request.headers.get("content-length")
-    if length is not None:
-        if not (length.isascii() and length.isdigit()):
-            raise ApiError(400, "bad Content-Length header")
-        if int(length) > limit:
-            raise ApiError(413, f"a replay file is at most {limit // 1024} KiB; this body is larger")
-    body = bytearray()
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    chunks = request.stream().__aiter__()
-    while True:
-        try:
-            chunk = await asyncio.wait_for(chunks.__anext__(), max(0.0, deadline - loop.time()))
-        except StopAsyncIteration:
-            break
-        except ClientDisconnect:
-            raise ApiError(400, "the client disconnected before its request body arrived", {"Connection": "close"}) from None
-        except asyncio.TimeoutError:
-            raise ApiError(408, f"the request body did not arrive within {timeout:g} seconds", {"Connection": "close"}) from None
-        body += chunk
-        if len(body) > limit:
-            raise ApiError(413, f"a replay file is at most {limit // 1024} KiB; this body is larger")
-    return bytes(body)
-
-
 def add_replay_routes(app: FastAPI, body_timeout: float = BODY_TIMEOUT, store: ReplayStore | None = None) -> ReplayStore:
     """Register the replay routes and the ``/replay`` page on ``app``; returns their store
     (also ``app.state.replays``)."""
@@ -278,7 +248,8 @@ def add_replay_routes(app: FastAPI, body_timeout: float = BODY_TIMEOUT, store: R
 
     @app.post("/api/replays", status_code=201)
     async def load(request: Request) -> JSONResponse:
-        data = await _read_body(request, MAX_REPLAY_BODY, body_timeout)
+        too_large = f"a replay file is at most {MAX_REPLAY_BODY // 1024} KiB; this body is larger"
+        data = await read_body(request, MAX_REPLAY_BODY, body_timeout, too_large)
         if not data.strip():
             raise ApiError(400, "the body must be a replay file's JSON (evaluate.py --replays DIR writes them)")
 

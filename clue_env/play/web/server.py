@@ -84,16 +84,17 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None) -> 
     return JSONResponse({"error": message}, status_code=status, headers={"Cache-Control": "no-store", **(headers or {})})
 
 
-async def _read_json(request: Request, timeout: float = BODY_TIMEOUT) -> dict[str, Any]:
-    """The body as a JSON object: 413 over :data:`MAX_BODY` bytes, 408 (and the connection
-    closed) when it has not all arrived within ``timeout`` seconds, 400 when malformed or when the
-    client disconnected before it all arrived (a client gone is not an internal error)."""
+async def read_body(request: Request, limit: int, timeout: float, too_large: str) -> bytes:
+    """The raw body: 413 (``too_large``) over ``limit`` bytes, counted as it arrives whatever
+    ``Content-Length`` says; 408 (and the connection closed) when it has not all arrived within
+    ``timeout`` seconds; 400 when the client disconnected before it all arrived (a client gone is
+    not an internal error)."""
     length = request.headers.get("content-length")
     if length is not None:
         if not (length.isascii() and length.isdigit()):
             raise ApiError(400, "bad Content-Length header")
-        if int(length) > MAX_BODY:
-            raise ApiError(413, f"request body over {MAX_BODY} bytes")
+        if int(length) > limit:
+            raise ApiError(413, too_large)
     body = bytearray()
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -112,8 +113,14 @@ async def _read_json(request: Request, timeout: float = BODY_TIMEOUT) -> dict[st
                 408, f"the request body did not arrive within {timeout:g} seconds", headers={"Connection": "close"}
             ) from None
         body += chunk
-        if len(body) > MAX_BODY:
-            raise ApiError(413, f"request body over {MAX_BODY} bytes")
+        if len(body) > limit:
+            raise ApiError(413, too_large)
+    return bytes(body)
+
+
+async def _read_json(request: Request, timeout: float = BODY_TIMEOUT) -> dict[str, Any]:
+    """The body as a JSON object (:func:`read_body` with :data:`MAX_BODY`); 400 when malformed."""
+    body = await read_body(request, MAX_BODY, timeout, f"request body over {MAX_BODY} bytes")
     if not body:
         return {}
     try:
