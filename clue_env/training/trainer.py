@@ -589,24 +589,31 @@ class Trainer:
         trajs = []
         lineup_of: dict[int, int] = {}  # game seed -> line-up index
         bar = tqdm(total=a.games, unit="game", desc="accusation games", disable=not self.progress)
-        for li, lineup in enumerate(a.lineups):
-            factories = [self.factory_for(spec) for spec in lineup]
-            mask = [not a.record or spec in a.record for spec in lineup]
+        # Chunks are recorded round by round (chunk 0 of every line-up, then chunk 1, ...), so that a run
+        # stopped part-way holds every line-up in equal measure; the trajectories are then put together in
+        # line-up order, the same whatever order the chunks were recorded in.
+        plan: list[tuple[int, int, list[int]]] = []  # (chunk, line-up, seeds)
+        for li in range(len(a.lineups)):
             n_games = a.games // len(a.lineups) + int(li < a.games % len(a.lineups))
             first = _seed_of(self.cfg.seed, 6, li) % 2**40
             for c, start in enumerate(range(0, n_games, a.chunk_games)):
-                path = os.path.join(d, f"lineup{li}_chunk{c:04d}.npz")
-                seeds = [first + i for i in range(start, min(n_games, start + a.chunk_games))]
-                if os.path.exists(path):
-                    part = load_trajectories(path)
-                else:
-                    part = record_games(
-                        factories, self.rules, seeds, entropy, workers=self.workers, record=mask, features=a.features
-                    )
-                    save_trajectories(path, part)
-                trajs += part
-                lineup_of.update((s, li) for s in seeds)
-                bar.update(len(seeds))
+                plan.append((c, li, [first + i for i in range(start, min(n_games, start + a.chunk_games))]))
+        parts: dict[tuple[int, int], list[Any]] = {}
+        for c, li, seeds in sorted(plan, key=lambda p: (p[0], p[1])):
+            lineup = a.lineups[li]
+            path = os.path.join(d, f"lineup{li}_chunk{c:04d}.npz")
+            if os.path.exists(path):
+                part = load_trajectories(path)
+            else:
+                factories = [self.factory_for(spec) for spec in lineup]
+                mask = [not a.record or spec in a.record for spec in lineup]
+                part = record_games(factories, self.rules, seeds, entropy, workers=self.workers, record=mask, features=a.features)
+                save_trajectories(path, part)
+            parts[(li, c)] = part
+            bar.update(len(seeds))
+        for c, li, seeds in sorted(plan, key=lambda p: (p[1], p[0])):
+            trajs += parts[(li, c)]
+            lineup_of.update((s, li) for s in seeds)
         bar.close()
         kw = dict(hidden=a.hidden, iterations=a.iterations, epochs=a.epochs, lr=a.lr, weight_decay=a.weight_decay)
         report: dict[str, Any] = {"trajectories": len(trajs), "games": a.games, "balance": a.balance}
