@@ -3,7 +3,8 @@
 Sections: top level (name, seed, rules, player counts), ``net`` (network sizes), ``imitation``
 (behaviour cloning of a scripted teacher, with DAgger rounds), ``ppo`` (MaskablePPO
 fine-tuning against an opponent mix), ``accusation`` (the accusation head: when to accuse),
-``eval`` (periodic tournaments against the baselines).
+``eval`` (periodic tournaments against the baselines), ``rllib`` (the PPO stage on Ray RLlib, used
+when ``backend: rllib``; docs/distributed.md).
 Unknown keys and bad values raise :class:`TrainConfigError` naming the key.
 """
 
@@ -31,6 +32,10 @@ MAX_ENVS = 1024
 MAX_ROLLOUT = 131_072
 #: the most worker processes (``ppo.workers``, ``eval.workers``) and torch threads a config may ask for
 MAX_WORKERS = 64
+#: the most RLlib env runners / learners (``rllib.num_env_runners``, ...) and local Ray CPUs
+MAX_RUNNERS = 4096
+#: the PPO stage's engines (``backend``)
+BACKENDS = ("sb3", "rllib")
 MAX_THREADS = 256
 #: the largest size of each of the network's layers (:class:`~clue_env.training.network.CluePolicyNet`):
 #: far above the shipped sizes (256, 64, 64), low enough that a network is at most ~100 MB. A
@@ -119,6 +124,28 @@ class PPOConfig:
 
 
 @dataclass(frozen=True)
+class RLlibConfig:
+    """The PPO stage on Ray RLlib (``backend: rllib``, the ``[ray]`` extra; docs/distributed.md). The PPO
+    hyper-parameters come from ``ppo`` (the mapping is in :mod:`clue_env.training.rllib_backend`)."""
+
+    #: remote env runners (processes, anywhere in the Ray cluster); 0: sample in the driver process
+    num_env_runners: int = 2
+    #: environments stepped by each env runner (one batched forward pass for all of them)
+    envs_per_env_runner: int = 8
+    #: CPUs reserved for each env runner
+    num_cpus_per_env_runner: float = 1.0
+    #: remote learner processes (0: one learner in the driver process)
+    num_learners: int = 0
+    #: CPUs and GPUs of each learner (a GPU learner needs ``num_learners >= 1`` on a cluster with GPUs)
+    num_cpus_per_learner: float = 1.0
+    num_gpus_per_learner: float = 0.0
+    #: CPUs of the local Ray instance started for a run without ``--ray-address`` (0: every core)
+    local_cpus: int = 0
+    #: stop the run when an env runner fails (``false``: RLlib restarts it, and the run counts the restarts)
+    fail_on_runner_error: bool = True
+
+
+@dataclass(frozen=True)
 class EvalConfig:
     #: baselines to evaluate against (the policy in one seat, the spec in all others)
     opponents: tuple[str, ...] = ("random", "notebook", "deduction")
@@ -165,6 +192,8 @@ class AccusationConfig:
 @dataclass(frozen=True)
 class TrainConfig:
     name: str = "run"
+    #: the PPO stage's engine: ``sb3`` (MaskablePPO, one machine) or ``rllib`` (Ray RLlib, a cluster; the ``rllib`` section)
+    backend: str = "sb3"
     seed: int = 0
     rules: str = "classic"
     num_players: tuple[int, ...] = (4,)
@@ -175,6 +204,7 @@ class TrainConfig:
     ppo: PPOConfig = field(default_factory=PPOConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     accusation: AccusationConfig = field(default_factory=AccusationConfig)
+    rllib: RLlibConfig = field(default_factory=RLlibConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return _plain(dataclasses.asdict(self))
@@ -189,8 +219,17 @@ class TrainConfig:
         """A copy with another top-level seed (validated)."""
         return load_train_config({**self.to_dict(), "seed": seed})
 
+    def with_backend(self, backend: str | None = None, **rllib: Any) -> TrainConfig:
+        """A copy with another ``backend`` and/or some ``rllib`` fields replaced (validated)."""
+        d = self.to_dict()
+        if backend is not None:
+            d["backend"] = backend
+        d["rllib"].update(rllib)
+        return load_train_config(d)
 
-_SECTIONS = {"net": NetConfig, "imitation": ImitationConfig, "ppo": PPOConfig, "eval": EvalConfig, "accusation": AccusationConfig}
+
+_SECTIONS = {"net": NetConfig, "imitation": ImitationConfig, "ppo": PPOConfig, "eval": EvalConfig, "accusation": AccusationConfig,
+             "rllib": RLlibConfig}  # fmt: skip
 
 
 def _plain(x: Any) -> Any:
@@ -361,6 +400,19 @@ def _check(obj: Any, where: str) -> None:
         if unused:
             lineups = [list(lu) for lu in obj.lineups]
             raise TrainConfigError(f"{where}.record: {unused} is in no line-up (a typo?); line-ups: {lineups}")
+    elif isinstance(obj, RLlibConfig):
+        if obj.num_env_runners < 0 or obj.num_learners < 0 or obj.local_cpus < 0:
+            raise TrainConfigError(f"{where}: num_env_runners, num_learners and local_cpus must be >= 0")
+        _positive(where, envs_per_env_runner=obj.envs_per_env_runner)
+        _at_most(where, MAX_RUNNERS, num_env_runners=obj.num_env_runners, num_learners=obj.num_learners,
+                 local_cpus=obj.local_cpus)  # fmt: skip
+        _at_most(where, MAX_ENVS, envs_per_env_runner=obj.envs_per_env_runner)
+        for k in ("num_cpus_per_env_runner", "num_cpus_per_learner", "num_gpus_per_learner"):
+            v = getattr(obj, k)
+            if not 0 <= v <= 256:
+                raise TrainConfigError(f"{where}.{k} must be in 0..256, got {v}")
+        if obj.num_gpus_per_learner > 0 and obj.num_learners == 0:
+            raise TrainConfigError(f"{where}.num_gpus_per_learner needs num_learners >= 1 (a remote learner holds the GPU)")
     elif isinstance(obj, EvalConfig):
         _positive(where, games=obj.games, workers=obj.workers, every_checkpoints=obj.every_checkpoints)
         _at_most(where, MAX_GAMES, games=obj.games)
@@ -370,6 +422,8 @@ def _check(obj: Any, where: str) -> None:
             raise TrainConfigError(f"{where}.num_players must be a player count in 2..6, got {obj.num_players}")
     elif isinstance(obj, TrainConfig):
         _check_name(obj.name)
+        if obj.backend not in BACKENDS:
+            raise TrainConfigError(f"backend must be one of {', '.join(BACKENDS)}, got {obj.backend!r}")
         _seed_range("seed", obj.seed)
         _check_players(obj)
 
@@ -440,6 +494,7 @@ __all__ = [
     "ImitationConfig",
     "NetConfig",
     "PPOConfig",
+    "RLlibConfig",
     "TrainConfig",
     "TrainConfigError",
     "load_train_config",
