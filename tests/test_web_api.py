@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 from test_leak import _deal_options, _redeal, _seen_by  # noqa: E402
 
 from agents import play_factory  # noqa: E402
-from clue_env.engine.cards import CARDS, ROOMS, SUSPECTS, WEAPONS  # noqa: E402
+from clue_env.engine.cards import CARDS, ROOMS, SUSPECTS, WEAPON_BASE, WEAPONS  # noqa: E402
 from clue_env.engine.events import Show, Suggest  # noqa: E402
 from clue_env.play.web.server import MAX_BODY, create_app  # noqa: E402
 from clue_env.play.web.store import GameStore  # noqa: E402
@@ -750,6 +750,7 @@ def test_news_words_private_facts_only_for_the_two_seats_and_names_characters(cl
     cfg = session.rules
     name = {i: cfg.display(SUSPECTS[session.game.seat_suspect[i]]) for i in range(3)}
     card = cfg.display(CARDS[show.card])
+    phrase = f"the {card} card" if show.card < WEAPON_BASE else f"the {card}"  # a suspect as a card says so
     third = ({0, 1, 2} - {show.refuter, show.suggester}).pop()
     views = {i: view(client, gid, tokens[f"player_{i}"]) for i in range(3)}
     logs = {i: views[i]["log"] for i in range(3)}
@@ -757,8 +758,8 @@ def test_news_words_private_facts_only_for_the_two_seats_and_names_characters(cl
         assert not any("player_" in line for line in logs[i]), logs[i]
         for t in views[i]["news"]["turns"]:
             assert "player_" not in t["name"] and all("player_" not in e["text"] for e in t["entries"])
-    assert any(line.startswith(f"{name[show.refuter]} showed you ") and line.endswith(card) for line in logs[show.suggester])
-    assert any(line.startswith("You showed ") and card in line and name[show.suggester] in line for line in logs[show.refuter])
+    assert f"{name[show.refuter]} showed you {phrase}" in logs[show.suggester]
+    assert f"You showed {phrase} to {name[show.suggester]}" in logs[show.refuter]
     assert f"{name[show.refuter]} showed a card to {name[show.suggester]}" in logs[third]
     assert all(" showed a card to " in line for line in logs[third] if "showed" in line)
     # the news window: since the seat's last turn ended, grouped by turn, private facts marked
@@ -1022,3 +1023,69 @@ def test_deduce_exact_figures_or_rounded_with_samples(monkeypatch):
     assert any(round(p, 2) != p for p in ps)  # not rounded
     for kind in ("suspects", "weapons", "rooms"):
         assert sum(r["envelope_p"] for r in v["notes"]["rows"] if r["kind"] == kind) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_R27_a_suspect_shown_as_a_card_reads_as_a_card_not_as_a_person():
+    """ "You showed the Mrs. White card to Mrs. White", never "You showed Mrs. White to Mrs. White";
+    weapons and rooms keep "the Rope" / "the Lounge"."""
+    from types import SimpleNamespace
+
+    from clue_env.engine.config import load_rules
+    from clue_env.play.web.news_feed import Namer, event_entry
+
+    cfg = load_rules("classic")
+    white, rope = SUSPECTS.index("white"), WEAPON_BASE + WEAPONS.index("rope")
+    view = SimpleNamespace(seat=0, characters=(0, 1, 2, 3))  # player_1 plays Col. Mustard, player_2 Mrs. White
+    names = Namer(view, cfg)  # type: ignore[arg-type]
+    to_white = event_entry(Show(refuter=0, suggester=2, card=white), names, None)  # type: ignore[arg-type]
+    assert to_white is not None and to_white["text"] == "You showed the Mrs. White card to Mrs. White"
+    from_white = event_entry(Show(refuter=2, suggester=0, card=white), names, None)  # type: ignore[arg-type]
+    assert from_white is not None and from_white["text"] == "Mrs. White showed you the Mrs. White card"
+    rope_entry = event_entry(Show(refuter=2, suggester=0, card=rope), names, None)  # type: ignore[arg-type]
+    assert rope_entry is not None and rope_entry["text"] == "Mrs. White showed you the Rope"
+
+
+def test_actions_take_display_names_multi_word_names_and_prefixes(client):
+    """Issue 17, item 7 through the API: "toward dining room", "suggest mr green lead pipe" and a
+    unique prefix are played as their SPEC forms; an unknown or ambiguous name is a 400 that says
+    which, and changes nothing."""
+    g = new_game(client, seats=("human", "human", "human"), seed=None)
+    gid, tokens = g["game"], g["tokens"]
+    session = client.app.state.store.get(gid).session
+    cfg = session.rules
+    seat = session.acting
+    tok = tokens[f"player_{seat}"]
+    v = view(client, gid, tok)
+    assert act(client, gid, tok, "roll", v["version"]).status_code == 200
+    v = view(client, gid, tok)
+    toward = sorted(t for t in v["legal"] if t.startswith("toward "))
+    assert toward
+    room = toward[0].split(" ", 1)[1]
+    before = snapshot(client, gid, tok)
+    bad = act(client, gid, tok, "toward the nowhere room", v["version"])
+    assert bad.status_code == 400 and "nowhere" in bad.json()["error"]
+    assert snapshot(client, gid, tok) == before
+    spoken = f"toward {cfg.display(room).lower()}"  # e.g. "toward dining room": the name as shown
+    r = act(client, gid, tok, spoken, v["version"])
+    assert r.status_code == 200, r.text
+    # play on until some seat may suggest, then suggest in display names
+    rng = np.random.default_rng(3)
+    for _ in range(3000):
+        if session.over:
+            pytest.skip("the game ended before a suggestion")  # pragma: no cover - nearly every game has one
+        seat = session.acting
+        tok = tokens[f"player_{seat}"]
+        v = view(client, gid, tok)
+        suggest = [t for t in v["legal"] if t.startswith("suggest ")]
+        if suggest:
+            _, suspect, weapon = suggest[0].split(" ")
+            spoken = f"suggest {cfg.display(suspect)} {cfg.display(weapon)[:4]}"  # "suggest Mr. Green Lead", a prefix
+            r = act(client, gid, tok, spoken, v["version"])
+            assert r.status_code == 200, r.text
+            made = [ev for ev in session.game.log if isinstance(ev, Suggest)][-1]
+            assert (SUSPECTS[made.suspect], WEAPONS[made.weapon]) == (suspect, weapon)
+            break
+        legal = [t for t in v["legal"] if not t.startswith("accuse")]
+        assert act(client, gid, tok, legal[int(rng.integers(len(legal)))], v["version"]).status_code == 200
+    else:  # pragma: no cover
+        raise AssertionError("no suggestion in 3000 decisions")

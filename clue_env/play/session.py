@@ -33,6 +33,7 @@ from ..engine.events import Event
 from ..engine.wording import result_text
 from ..env import raw_env
 from ..seat_view import SeatView
+from .names import NameProblem, Names, kind_names, read_action
 from .notes import Notebook, notebook
 
 HUMAN = "human"
@@ -116,6 +117,7 @@ class GameSession:
         self.env.reset(seed=seed, options=options)
         self.game = self.env.game
         self.rules: RulesConfig = self.env.rules
+        self._names: dict[str, Names] | None = None  # built on the first action text in display names
         self.num_players = len(seats)
         self.humans: tuple[int, ...] = tuple(i for i, s in enumerate(self.specs) if s == HUMAN)
         if len(self.humans) < len(self.specs) and agent_factory is None:
@@ -257,6 +259,20 @@ class GameSession:
             raise BadActionText(f"an action is a text form such as 'roll' or 'suggest plum rope', got {type(action).__name__}")
         try:
             return self.env.text_to_action(action.strip().lower())
+        except ValueError as e:
+            spec_error = str(e)
+        # the names as the player reads them: "suggest mr green lead pipe", "toward dining room",
+        # "show dagger", unique prefixes (issue 17, item 7); anything else keeps the SPEC form's error
+        if self._names is None:
+            self._names = kind_names({c: self.rules.display(c) for c in CARDS})
+        try:
+            spec_text = read_action(action, self._names)
+        except NameProblem as e:
+            raise BadActionText(str(e)) from None
+        if spec_text is None:
+            raise BadActionText(spec_error) from None
+        try:
+            return self.env.text_to_action(spec_text)
         except ValueError as e:
             raise BadActionText(str(e)) from None
 

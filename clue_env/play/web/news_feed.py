@@ -66,9 +66,12 @@ class Namer:
         return self.cfg.display(SUSPECTS[suspect])
 
     def card(self, card: int, article: bool = True) -> str:
-        """ "the Rope", "the Lounge", "Mr. Green" (as a card)."""
+        """ "the Rope", "the Lounge", "the Mr. Green card" (a suspect as a card: "You showed the Mrs. White
+        card to Mrs. White", never "You showed Mrs. White to Mrs. White"); without ``article``, the bare name."""
         name = self.cfg.display(CARDS[card])
-        return f"the {name}" if article and card >= WEAPON_BASE else name
+        if not article:
+            return name
+        return f"the {name}" if card >= WEAPON_BASE else f"the {name} card"
 
     def room(self, room: int) -> str:
         return self.cfg.display(ROOMS[room])

@@ -59,6 +59,13 @@ function cardName(id) {
   return names[id] || id;
 }
 
+// A card in a sentence, as the server's news words it: "the Rope", "the Lounge", "the Mr. Green card"
+// (a suspect as a card, so that "Mrs. White showed you the Mrs. White card" never reads as a person).
+function cardPhrase(id) {
+  const suspect = state.meta && state.meta.suspects && state.meta.suspects.includes(id);
+  return suspect ? `the ${cardName(id)} card` : `the ${cardName(id)}`;
+}
+
 function seatInfo(name) {
   return state.view ? state.view.seats.find((s) => s.seat === name) : null;
 }
@@ -427,7 +434,7 @@ function render(view) {
   renderActions(view);
   renderSeats(view);
   renderHand(view);
-  const grid = { game: view.game, seat: view.seat, seats: view.seats.map((s) => ({ seat: s.seat, name: s.name })) };
+  const grid = { game: view.game, seat: view.seat, seats: view.seats.map((s) => ({ seat: s.seat, name: s.name, character: s.character, you: s.you })) };
   renderNotebook($("notebook"), view.notes, view.names, whereLabel, !view.over, grid);
   $("game").dataset.notes = view.notes_mode || "facts";
   renderNews(view);
@@ -704,15 +711,15 @@ function announce(old, view) {
   const seen = (old.shown_to_me || []).length;
   const shown = (view.shown_to_me || []).slice(seen);
   for (const { card, by } of shown) {
-    toast(`${seatName(by, true)} showed you ${cardName(card)}.`, "card");
+    toast(`${seatName(by, true)} showed you ${cardPhrase(card)}.`, "card");
     flashNotebook(card);
   }
   for (const { room, card } of (view.peeked || []).slice((old.peeked || []).length)) {
-    toast(`The card face down in the ${cardName(room)} is ${cardName(card)}.`, "card");
+    toast(`The card face down in the ${cardName(room)} is ${cardPhrase(card)}.`, "card");
     flashNotebook(card);
   }
   for (const { card, holder } of (view.revealed || []).slice((old.revealed || []).length)) {
-    toast(holder ? `${seatName(holder, true)} revealed ${cardName(card)} to everyone.` : `Nobody holds ${cardName(card)}.`, "card");
+    toast(holder ? `${seatName(holder, true)} revealed ${cardPhrase(card)} to everyone.` : `Nobody holds ${cardPhrase(card)}.`, "card");
     flashNotebook(card);
   }
   const wasOut = new Set(old.public.eliminated || []);

@@ -146,7 +146,9 @@ export function chooseCard(view, describe) {
   $("show-question").textContent = describe(view.pending_suggestion);
   if (view.refute_hint) {
     const card = view.refute_hint.slice("show ".length);
-    $("show-hint").textContent = `You showed ${view.names[card] || card} to this player before: showing it again tells them nothing new.`;
+    const name = view.names[card] || card;
+    const phrase = (view.pending_suggestion || {}).suspect === card ? `the ${name} card` : `the ${name}`;
+    $("show-hint").textContent = `You showed ${phrase} to this player before: showing it again tells them nothing new.`;
   } else {
     $("show-hint").textContent = "";
   }
