@@ -465,3 +465,53 @@ def test_the_page_loads_a_file_steps_forward_and_back_and_switches_view(base_url
         finally:
             browser.close()
     assert not errors, errors
+
+
+def test_replay_uploads_are_rate_limited_per_client_and_a_loaded_file_is_free(replay_files):
+    """Playing a replay back costs the server the whole game: beyond ``upload_burst`` new files a
+    client gets 429 with Retry-After (and nothing is loaded); a file already loaded is answered
+    from the store and never counted; another client has its own allowance."""
+    app = create_app(agents.play_factory, agent_delay=0.0, replay_limits={"upload_burst": 2, "upload_interval": 60.0})
+    c = TestClient(app, base_url=BASE_URL)
+    first = load(c, read(replay_files[0]))
+    assert first.status_code == 201
+    assert load(c, read(replay_files[1])).status_code == 201
+    for _ in range(3):  # the same files again: free
+        assert load(c, read(replay_files[0])).json()["replay"] == first.json()["replay"]
+    doc = json.loads(read(replay_files[0]))
+    doc["outcome"]["turns"] += 1  # a third, new file (stale: it would get 422 if it were played back)
+    r = load(c, resigned(doc))
+    assert r.status_code == 429 and "too many replays to play back" in r.json()["error"]
+    assert int(r.headers["Retry-After"]) >= 1
+    assert len(app.state.replays) == 2
+    other = TestClient(app, base_url=BASE_URL, client=("203.0.113.9", 50000))
+    assert load(other, resigned(doc)).status_code == 422  # its own bucket: played back (and stale)
+
+
+def test_token_bucket_refills_forgets_full_buckets_and_refuses_bad_limits():
+    from clue_env.play.web.rate_limit import ClientLimit, TokenBucket
+
+    now = [0.0]
+    b = TokenBucket(2, 10.0, clock=lambda: now[0], max_clients=3)
+    b.take("a", "things")
+    b.take("a", "things")
+    msg = r"too many things from this client: at most 2 at once, then one every 10 s; try again in 10 s"
+    with pytest.raises(ClientLimit, match=msg):
+        b.take("a", "things")
+    now[0] = 9.0
+    with pytest.raises(ClientLimit) as e:
+        b.take("a", "things")
+    assert e.value.retry_after == 1
+    now[0] = 10.0  # another client is not held back by a's empty bucket
+    b.take("b", "things")
+    now[0] = 20.0
+    b.take("a", "things")  # refilled
+    for c in ("c", "d", "e"):
+        b.take(c, "things")
+    assert len(b) <= 3 + 1  # beyond max_clients the full buckets are forgotten
+    now[0] = 1000.0
+    b.take("f", "things")
+    assert len(b) == 1  # every other bucket was full again
+    for burst, interval in ((0, 1.0), (1, -1.0), (1, float("nan"))):
+        with pytest.raises(ValueError, match="rate limit"):
+            TokenBucket(burst, interval)

@@ -10,6 +10,8 @@ bytes). The server checks it (:func:`clue_env.replay.parse_replay`) and plays it
 current code (:class:`clue_env.replay.Playback`). A malformed file gets 400 and a stale one 422,
 each with the message that ``play.py --replay`` prints. A replay that plays back is kept in a
 small LRU (:class:`ReplayStore`) under a random id. Loading the same file again gives the same id.
+Each client may have :data:`UPLOAD_BURST` new replays played back at once, then one every
+:data:`UPLOAD_INTERVAL` seconds (429 beyond that).
 The answer is ``{"replay": ID, "steps": N, "seats": [...], "outcome": {...}, ...}``.
 
 ``GET /api/replays/{id}?step=K&view=all|public|player_k`` returns position ``K`` (the game after
@@ -37,12 +39,17 @@ from ...engine.wording import result_text
 from ...replay import Playback, Replay, ReplayError, StaleReplay, from_document
 from ..notes import notebook
 from ..replay_terminal import ALL, PUBLIC, format_account, word_event
+from .rate_limit import ClientLimit, TokenBucket
 from .server import BODY_TIMEOUT, STATIC, ApiError, read_body
+from .store import client_key
 
 #: the largest replay file accepted (a long six-player game with accounts is under 100 KiB)
 MAX_REPLAY_BODY = 512 * 1024
 #: replays kept in memory (the least recently used one is forgotten first)
 MAX_REPLAYS = 16
+#: new replays a client may have played back at once, then one every UPLOAD_INTERVAL seconds
+UPLOAD_BURST = 8
+UPLOAD_INTERVAL = 5.0
 _DIGITS = re.compile(r"[0-9]{1,9}")
 _SEAT = re.compile(r"player_([0-9])")
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -240,11 +247,21 @@ def replay_position(item: LoadedReplay, k: int, view: str | int) -> dict[str, An
     return out
 
 
-def add_replay_routes(app: FastAPI, body_timeout: float = BODY_TIMEOUT, store: ReplayStore | None = None) -> ReplayStore:
+def add_replay_routes(
+    app: FastAPI,
+    body_timeout: float = BODY_TIMEOUT,
+    store: ReplayStore | None = None,
+    upload_burst: int = UPLOAD_BURST,
+    upload_interval: float = UPLOAD_INTERVAL,
+) -> ReplayStore:
     """Register the replay routes and the ``/replay`` page on ``app``; returns their store
-    (also ``app.state.replays``)."""
+    (also ``app.state.replays``). Playing a new replay back costs the server the whole game, so
+    each client may have ``upload_burst`` of them played at once, then one every
+    ``upload_interval`` seconds (429 with ``Retry-After`` beyond that); a file already loaded
+    costs nothing and is not counted."""
     replays = store if store is not None else ReplayStore()
     app.state.replays = replays
+    uploads = TokenBucket(upload_burst, upload_interval)
 
     @app.post("/api/replays", status_code=201)
     async def load(request: Request) -> JSONResponse:
@@ -253,12 +270,17 @@ def add_replay_routes(app: FastAPI, body_timeout: float = BODY_TIMEOUT, store: R
         if not data.strip():
             raise ApiError(400, "the body must be a replay file's JSON (evaluate.py --replays DIR writes them)")
 
+        client = client_key(request.client.host if request.client else None)
+
         def work() -> dict[str, Any]:
             try:
                 digest, replay = parse_document(data)
                 item = replays.by_digest(digest)
                 if item is None:
+                    uploads.take(client, "replays to play back")
                     item = replays.add(digest, play_back(replay))
+            except ClientLimit as e:
+                raise ApiError(429, str(e), headers={"Retry-After": str(e.retry_after)}) from None
             except StaleReplay as e:
                 raise ApiError(422, str(e)[:1000]) from None
             except ReplayError as e:
@@ -299,6 +321,8 @@ def add_replay_routes(app: FastAPI, body_timeout: float = BODY_TIMEOUT, store: R
 
 __all__ = [
     "MAX_REPLAYS",
+    "UPLOAD_BURST",
+    "UPLOAD_INTERVAL",
     "MAX_REPLAY_BODY",
     "LoadedReplay",
     "ReplayStore",

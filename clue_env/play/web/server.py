@@ -304,11 +304,14 @@ def create_app(
     bind_host: str = "127.0.0.1",
     store: GameStore | None = None,
     body_timeout: float = BODY_TIMEOUT,
+    replay_limits: dict[str, Any] | None = None,
     **limits: Any,
 ) -> FastAPI:
     """The FastAPI app; ``agent_factory`` builds the agents (``agents.play_factory``). ``limits``:
     the store's per-client limits (``max_live_per_client``, ``creation_burst``,
-    ``creation_interval``, ``finished_grace``), when no ``store`` is given."""
+    ``creation_interval``, ``finished_grace``), when no ``store`` is given; ``replay_limits``:
+    ``upload_burst`` / ``upload_interval`` of the replay uploads (see
+    :func:`~clue_env.play.web.replay_routes.add_replay_routes`)."""
     if not body_timeout > 0:
         raise ValueError(f"body_timeout must be positive, got {body_timeout}")
     if store is None:
@@ -532,7 +535,7 @@ def create_app(
 
     from .replay_routes import add_replay_routes  # the replay page (its module imports this one)
 
-    add_replay_routes(app, body_timeout)
+    add_replay_routes(app, body_timeout, **(replay_limits or {}))
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:

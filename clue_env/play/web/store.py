@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..session import AgentFactory, GameSession
+from .rate_limit import ClientLimit, TokenBucket
 
 #: the agent specs a web client may seat by default (never ``ppo:PATH``: a client must not make
 #: the server load a file of its choosing)
@@ -44,15 +45,6 @@ class StoreFull(Exception):
     def __init__(self, message: str, retry_after: int) -> None:
         super().__init__(message)
         #: seconds until a slot may be free (a game's idle timeout or finished grace ends)
-        self.retry_after = retry_after
-
-
-class ClientLimit(Exception):
-    """This client may not create a game now (too many live games, or too many creations)."""
-
-    def __init__(self, message: str, retry_after: int) -> None:
-        super().__init__(message)
-        #: seconds after which trying again may succeed
         self.retry_after = retry_after
 
 
@@ -139,8 +131,8 @@ class GameStore:
         #: agents' seeds: children of this (fresh entropy by default; never the game's seed, R31)
         self._agent_seeds = np.random.SeedSequence(agent_seed)
         self._games: dict[str, WebGame] = {}
-        #: client -> (creations left in its bucket, when it was last refilled)
-        self._buckets: dict[str, tuple[float, float]] = {}
+        #: per client: creations left in its bucket
+        self._creations = TokenBucket(creation_burst, creation_interval, clock=lambda: self.clock())
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -197,29 +189,7 @@ class GameStore:
         """Take one creation from ``client``'s bucket (call with the lock held); ClientLimit if it cannot."""
         if self._live(client) >= self.max_live_per_client:
             raise self._too_many(client)
-        now = self.clock()
-        tokens, then = self._buckets.get(client, (float(self.creation_burst), now))
-        if self.creation_interval > 0:
-            tokens = min(float(self.creation_burst), tokens + (now - then) / self.creation_interval)
-        else:
-            tokens = float(self.creation_burst)
-        if tokens < 1.0:
-            self._buckets[client] = (tokens, now)
-            wait = math.ceil((1.0 - tokens) * self.creation_interval)
-            raise ClientLimit(
-                f"too many new games from this client: at most {self.creation_burst} at once, then one every "
-                f"{self.creation_interval:g} s; try again in {wait} s",
-                retry_after=max(1, wait),
-            )
-        self._buckets[client] = (tokens - 1.0, now)
-        if len(self._buckets) > 4096:  # forget the clients whose buckets are full again
-            full = [
-                c
-                for c, (t, when) in self._buckets.items()
-                if self.creation_interval <= 0 or t + (now - when) / self.creation_interval >= self.creation_burst
-            ]
-            for c in full:
-                del self._buckets[c]
+        self._creations.take(client, "new games")
 
     def _make_room(self) -> None:
         """With the lock held: if the store is full, forget the finished game longest past its
