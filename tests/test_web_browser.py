@@ -543,7 +543,9 @@ def test_a_card_shown_to_you_is_toasted_and_flashed_in_the_notebook(new_page: Ca
     who = next(s["name"] for s in view["seats"] if s["seat"] == by)
     page.wait_for_selector("#toast:not([hidden])")
     text = page.inner_text("#toast")
-    assert f"{who} showed you {view['names'][card]}" in text and "player_" not in text
+    name = view["names"][card]
+    phrase = f"the {name} card" if card in view["public"]["tokens"] else f"the {name}"  # a suspect says "card"
+    assert f"{who} showed you {phrase}." in text and "player_" not in text
     wait_attr(page, f"#notebook tr[data-card='{card}']", "data-flash", lambda v: v == "true")
     # the news says it too, as a private fact with the card
     private = page.locator("#news li.private[data-type='show']")
@@ -662,9 +664,20 @@ def test_phone_layout_has_a_bottom_action_sheet_tabs_and_big_targets(new_page: C
     assert in_viewport(page, "#actions button[data-action='roll']")
     page.click("#actions button[data-action='roll']")
     wait_attr(page, "#board svg", "data-zoomed", lambda v: v == "true")
-    for target in page.locator("#board .target rect").all()[:20]:
+    hits = page.locator("#board .target rect.hit").all()
+    assert hits
+    for target in hits[:20]:  # the tap area is the whole square: >= 32 px once zoomed
         box = target.bounding_box()
-        assert box and box["width"] >= 28 and box["height"] >= 28, box  # 26/30 of a >= 32 px square
+        assert box and box["width"] >= 32 and box["height"] >= 32, box
+    boxes = [b for b in (h.bounding_box() for h in hits) if b]
+    box = min(boxes, key=lambda b: b["y"])  # the highest one: clear of the action sheet at the bottom
+    # a tap near the square's corner (outside the inset mark) still lands on it
+    action = page.evaluate(
+        "([x, y]) => { const t = document.elementFromPoint(x, y);"
+        " const g = t && t.closest('[data-action]'); return g && g.dataset.action; }",
+        [box["x"] + 1.5, box["y"] + 1.5],
+    )
+    assert action is not None and action.startswith("move "), action
     for tab in ("hand", "notebook", "log", "news"):
         page.click(f"#tabs button[data-tab='{tab}']")
         assert page.get_attribute("#game", "data-tab") == tab
@@ -690,7 +703,10 @@ def test_notebook_grid_marks_survive_a_reload_and_shown_by_me(new_page: Callable
         assert page.locator(f"{row} td.grid-cell[data-col='player_0'] .fact").inner_text() == "✓"
         assert page.get_attribute(f"{row} td.grid-cell[data-col='envelope']", "data-fact") == "cannot"
     names = [s["name"] for s in view["seats"]]
-    assert all(page.locator("#notebook table[data-kind='suspects'] thead").inner_text().count(n) for n in names)
+    heads = page.locator("#notebook table[data-kind='suspects'] thead th.seat-col[data-seat]")
+    assert [heads.nth(i).get_attribute("data-seat") for i in range(heads.count())] == [s["seat"] for s in view["seats"]]
+    assert [(heads.nth(i).get_attribute("title") or "").removesuffix(" (you)") for i in range(heads.count())] == names
+    assert heads.nth(0).inner_text() == "Sc"  # the token's letters on the board
     other = next(c for c in view["names"] if c not in view["hand"])
     target = f"#notebook tr[data-card='{other}'] td.grid-cell[data-col='player_1']"
     page.click(target)
@@ -730,3 +746,29 @@ def test_setup_notes_choice_reaches_the_view(new_page: Callable[..., Page], base
     assert api_view(base_url, page)["notes_mode"] == "deduce"
     _open_notebook(page)
     assert "sampled deals" in page.inner_text("#notebook .deduce-note")
+
+
+def _notebook_overflow(page: Page) -> list[dict[str, Any]]:
+    """The notebook tables wider than the notebook (a grid column cut off or scrolled away)."""
+    return page.evaluate(
+        """() => [...document.querySelectorAll('#notebook table.notes')].map((t) => ({
+            kind: t.dataset.kind, table: t.getBoundingClientRect().right,
+            box: document.getElementById('notebook').getBoundingClientRect().right,
+            scroll: t.scrollWidth, client: t.clientWidth,
+        })).filter((r) => r.table > r.box + 0.5 || r.scroll > r.client + 1)"""
+    )
+
+
+@pytest.mark.parametrize("players", [4, 6])
+def test_notebook_grid_fits_beside_the_board_at_1280x720(new_page: Callable[..., Page], base_url: str, players: int) -> None:
+    """Every column of the grid (each player, the envelope, "shown to") inside the notebook at
+    1280x720, for 4 and for 6 players, with the deduce figures in the envelope column."""
+    page = new_page(viewport=(1280, 720))
+    create_game(page, base_url, ["human"] + [AGENTS] * (players - 1), seed=3, notes="deduce")
+    wait_ready(page)
+    assert page.locator("#notebook table.notes").count() == 3
+    assert _notebook_overflow(page) == []
+    last = page.locator("#notebook table[data-kind='rooms'] thead th.shown-to")
+    assert last.is_visible()
+    env = page.locator("#notebook tr[data-card] td.grid-cell[data-col='envelope'][data-chance]")
+    assert env.count() > 0 and env.first.inner_text().endswith("%")

@@ -349,7 +349,9 @@ export class Board {
     for (const action of groups.move || []) {
       const [r, c] = action.slice("move ".length).split(",").map(Number);
       const g = el("g", { class: "target", "data-action": action, tabindex: 0, role: "button" }, this.targets);
-      el("rect", { x: c * CELL + 2, y: r * CELL + 2, width: CELL - 4, height: CELL - 4, rx: 4 }, g);
+      // the whole square takes the tap (at least 32 px when zoomed on a phone); the mark is drawn inset
+      el("rect", { x: c * CELL, y: r * CELL, width: CELL, height: CELL, class: "hit" }, g);
+      el("rect", { x: c * CELL + 2, y: r * CELL + 2, width: CELL - 4, height: CELL - 4, rx: 4, class: "mark" }, g);
       title(g, `move to square ${r},${c}`);
     }
   }

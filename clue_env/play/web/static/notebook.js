@@ -1,9 +1,13 @@
-// The seat's detective notebook: one table per kind of card (card, where, a grid of players ×
-// the envelope with ✓ holds / ✗ cannot hold / ? unknown from the seat's proved facts, the players
-// this seat showed the card to, how it is known); the cards that may still be in the envelope are
-// highlighted. A click on a grid cell cycles the player's own mark (none → ✓ → ✗ → ? → none),
+// The seat's detective notebook: one table per kind of card (the card, a grid of players × the
+// envelope with ✓ holds / ✗ cannot hold / ? unknown from the seat's proved facts, the players this
+// seat showed the card to; how it is known on hover, and as a column on a wide screen); the cards
+// that may still be in the envelope are highlighted. Players head their columns by the two letters
+// their tokens carry on the board, in their colour, with the full name on hover, so that a grid of
+// six players fits beside the board at 1280 px. A click on a grid cell cycles the player's own mark (none → ✓ → ✗ → ? → none),
 // drawn apart from the proved facts and kept in this browser's localStorage only (per game and
 // seat; never sent to the server).
+
+import { SUSPECT_COLOURS } from "./board.js";
 
 const KINDS = [
   ["suspects", "Suspects"],
@@ -42,11 +46,12 @@ function saveMarks(game, seat, marks) {
   }
 }
 
-function drawCell(td, fact, mark) {
+function drawCell(td, fact, mark, chance = "") {
   td.replaceChildren();
   td.dataset.fact = fact;
   td.dataset.mark = mark || "";
-  td.appendChild(cell("span", FACT[fact] || "?", `fact ${fact}`));
+  // an envelope chance (deduce mode) stands in for the bare "?"
+  td.appendChild(chance ? cell("span", chance, "fact chance") : cell("span", FACT[fact] || "?", `fact ${fact}`));
   if (mark) td.appendChild(cell("span", mark, "mark"));
 }
 
@@ -91,9 +96,20 @@ export function renderNotebook(container, notes, names, whereLabel, playing = tr
     const caption = cell("caption", `${heading} (${candidates.size} possible)`);
     table.appendChild(caption);
     const head = document.createElement("tr");
-    head.append(cell("th", "Card"), cell("th", "Where"));
-    for (const s of seats) head.appendChild(cell("th", s.name, "seat-col"));
-    head.append(cell("th", "Envelope", "seat-col"), cell("th", "Shown by me → to"), cell("th", "How"));
+    head.append(cell("th", "Card"));
+    for (const s of seats) {
+      const th = cell("th", s.character ? s.character.charAt(0).toUpperCase() + s.character.charAt(1) : s.name, "seat-col");
+      th.title = s.you ? `${s.name} (you)` : s.name;
+      th.dataset.seat = s.seat;
+      if (s.character) th.style.borderBottom = `3px solid ${SUSPECT_COLOURS[s.character] || "#999"}`;
+      if (s.you) th.classList.add("you");
+      head.appendChild(th);
+    }
+    const env = cell("th", "Env.", "seat-col");
+    env.title = "The envelope (in deduce mode: its chance of holding the card)";
+    const shownHead = cell("th", "Shown to", "shown-to");
+    shownHead.title = "The players you showed this card to";
+    head.append(env, shownHead, cell("th", "How", "how"));
     const thead = document.createElement("thead");
     thead.appendChild(head);
     table.appendChild(thead);
@@ -104,12 +120,11 @@ export function renderNotebook(container, notes, names, whereLabel, playing = tr
       if (candidates.has(row.card)) tr.classList.add("candidate");
       if (solved.has(row.card) || row.where === "envelope") tr.classList.add("solved");
       if (row.where) tr.classList.add("known");
-      let where = row.where === null ? "?" : whereLabel(row.where);
-      if (row.envelope_p !== null && row.envelope_p !== undefined && row.where === null) {
-        where = `${figure(row.envelope_p, notes.deduce)} envelope`;
-      }
+      const chance = row.envelope_p !== null && row.envelope_p !== undefined && row.where === null;
       const how = (row.how || "").replace(/player_\d+/g, (seat) => whereLabel(seat)); // names, not seats
-      tr.append(cell("td", names[row.card] || row.card, "card-name"), cell("td", where));
+      const name = cell("td", names[row.card] || row.card, "card-name");
+      if (how) name.title = how;
+      tr.append(name);
       const columns = seats.map((s, i) => [s.seat, (row.seats || [])[i] || "unknown"]);
       columns.push(["envelope", row.envelope || "unknown"]);
       for (const [col, fact] of columns) {
@@ -117,14 +132,16 @@ export function renderNotebook(container, notes, names, whereLabel, playing = tr
         td.className = "grid-cell";
         td.dataset.col = col;
         const key = `${row.card}|${col}`;
-        drawCell(td, fact, marks[key]);
+        const odds = col === "envelope" && chance ? figure(row.envelope_p, notes.deduce) : "";
+        if (odds) td.dataset.chance = String(row.envelope_p);
+        drawCell(td, fact, marks[key], odds);
         td.title = "Click to cycle your own mark";
         td.addEventListener("click", () => {
           const next = MARKS[(MARKS.indexOf(marks[key] || "") + 1) % MARKS.length];
           if (next) marks[key] = next;
           else delete marks[key];
           if (grid) saveMarks(grid.game, grid.seat, marks);
-          drawCell(td, fact, next);
+          drawCell(td, fact, next, odds);
         });
         tr.appendChild(td);
       }
