@@ -547,6 +547,13 @@ def test_a_card_shown_to_you_is_toasted_and_flashed_in_the_notebook(new_page: Ca
     phrase = f"the {name} card" if card in view["public"]["tokens"] else f"the {name}"  # a suspect says "card"
     assert f"{who} showed you {phrase}." in text and "player_" not in text
     wait_attr(page, f"#notebook tr[data-card='{card}']", "data-flash", lambda v: v == "true")
+    # the notebook marks it: a check under the player who showed it, crosses under everyone else
+    row = f"#notebook tr[data-card='{card}']"
+    assert wait_attr(page, f"{row} td.grid-cell[data-col='{by}']", "data-fact", lambda v: v == "holds") == "holds"
+    for s in view["seats"]:
+        if s["seat"] != by:
+            assert page.get_attribute(f"{row} td.grid-cell[data-col='{s['seat']}']", "data-fact") == "cannot"
+    assert page.get_attribute(f"{row} td.grid-cell[data-col='envelope']", "data-fact") == "cannot"
     # the news says it too, as a private fact with the card
     private = page.locator("#news li.private[data-type='show']")
     assert private.count() >= 1 and f"{who} showed you" in private.last.inner_text()
