@@ -118,7 +118,7 @@ def package_versions() -> dict[str, str]:
     from importlib import metadata
 
     out = {"python": platform.python_version()}
-    for name in ("clue-env", "torch", "stable-baselines3", "sb3-contrib", "gymnasium", "pettingzoo", "numpy"):
+    for name in ("clue-env", "torch", "stable-baselines3", "sb3-contrib", "gymnasium", "pettingzoo", "numpy", "ray"):
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
@@ -149,8 +149,11 @@ class Trainer:
         progress: bool = True,
         command: list[str] | None = None,
         workers: int = 2,
+        ray_address: str | None = None,
     ) -> None:
         self.cfg = cfg
+        #: backend rllib: the Ray cluster to join (``auto`` or HOST:PORT), or None for a local Ray of the run's own
+        self.ray_address = ray_address
         self.out = out
         self.factory_for = factory_for
         self.evaluate_fn = evaluate
@@ -232,12 +235,14 @@ class Trainer:
             a, b = old.to_dict(), self.cfg.to_dict()
             a["ppo"].pop("timesteps")
             b["ppo"].pop("timesteps")
+            a.pop("rllib", None)  # the RLlib layout (env runners, learners) may change between sessions
+            b.pop("rllib", None)
             diff = [f"{k}.{kk}" for k in a if isinstance(a[k], dict) for kk in a[k] if a[k][kk] != b[k].get(kk)]
             diff += [k for k in a if not isinstance(a[k], dict) and a[k] != b[k]]
             if diff:
                 raise ValueError(
                     f"--resume: the config differs from the run's ({os.path.join(self.out, 'config.yaml')}) in {diff}; "
-                    "only ppo.timesteps may change (pass --timesteps)"
+                    "only ppo.timesteps (and the rllib layout) may change (pass --timesteps)"
                 )
         ev = os.path.join(self.out, "eval.jsonl")
         if os.path.exists(ev):
@@ -250,7 +255,16 @@ class Trainer:
         imitation = os.path.join(self.ckpt, "imitation.pt")
         if not self.cfg.init and os.path.exists(imitation):
             load_policy(imitation)  # a damaged file is refused now, not after the run record is rewritten
-        if self.cfg.ppo.timesteps > 0:
+        if self.cfg.ppo.timesteps > 0 and self.cfg.backend == "rllib":
+            from .rllib_backend import read_progress
+
+            progress = read_progress(self.ckpt)
+            if progress is not None and progress["chunks"] > self.n_chunks:
+                raise ValueError(
+                    f"--resume: the run has trained {progress['timesteps']} PPO timesteps, more than the target "
+                    f"{self.cfg.ppo.timesteps}: pass a larger --timesteps, or use the policy files in {self.ckpt!r}"
+                )
+        elif self.cfg.ppo.timesteps > 0:
             for name in (PPO_CHECKPOINT, LEGACY_PPO_CHECKPOINT):
                 path = os.path.join(self.ckpt, name)
                 if os.path.exists(path):
@@ -509,6 +523,10 @@ class Trainer:
         p = self.cfg.ppo
         if p.timesteps <= 0:
             return net
+        if self.cfg.backend == "rllib":  # Ray RLlib (the [ray] extra), imported only here
+            from .rllib_backend import ppo_stage
+
+            return ppo_stage(self, net, self.ray_address)
         import torch
         from stable_baselines3.common.utils import set_random_seed
 
