@@ -1,6 +1,7 @@
 """Train a Clue policy: imitation of the deduction bot, then MaskablePPO fine-tuning (SPEC "Scripts").
 
     python train.py --config configs/train/NAME.yaml [--timesteps N] [--seed S] [--out DIR] [--resume]
+                    [--backend sb3|rllib] [--ray-address auto|HOST:PORT] [--num-env-runners N]
 
 ``--timesteps`` overrides ``ppo.timesteps``; ``--out`` defaults to ``runs/<config name>``. The run
 directory records the config, seed, git commit and package versions, TensorBoard logs
@@ -8,6 +9,10 @@ directory records the config, seed, git commit and package versions, TensorBoard
 checkpoints; ``--resume`` continues an interrupted run from its last checkpoint, to the target the
 run recorded (its ``--timesteps`` and ``--seed`` unless given again). The final policy is
 ``DIR/policy.pt``: evaluate it with ``python evaluate.py --seats ppo:DIR/policy.pt,notebook,...``.
+
+``--backend rllib`` (or ``backend: rllib`` in the config) runs the PPO stage on Ray RLlib (the
+``[ray]`` extra; docs/distributed.md): on a local Ray started for the run, or on the cluster named by
+``--ray-address``; ``--num-env-runners`` overrides ``rllib.num_env_runners``. Ray is imported only then.
 
 Every check (the config, every agent spec in it, the output directory, a resumed run's record and
 checkpoint) is made before any work and before anything is written. A Ctrl-C prints one line with
@@ -81,6 +86,12 @@ def _evaluate(
     return run_tournament(seats, games, rules=rules, seed=seed, workers=workers, progress=False, agent_seed=agent_seed)
 
 
+def _ray_installed() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("ray") is not None  # (finding it does not import it)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Train a Clue policy (imitation, then MaskablePPO).")
     ap.add_argument("--config", required=True, help="a training config, e.g. configs/train/shipped.yaml")
@@ -90,6 +101,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--resume", action="store_true", help="continue the run in --out from its last checkpoint")
     ap.add_argument("--workers", type=int, default=2, help="processes for imitation games (default 2)")
     ap.add_argument("--quiet", action="store_true", help="no progress output")
+    ap.add_argument("--backend", choices=("sb3", "rllib"), default=None, help="the PPO stage's engine (overrides backend)")
+    ap.add_argument(
+        "--ray-address", default=None, help="backend rllib: join this Ray cluster (auto or HOST:PORT); default a local Ray"
+    )
+    ap.add_argument(
+        "--num-env-runners", type=int, default=None, help="backend rllib: env runners (overrides rllib.num_env_runners)"
+    )
     args = ap.parse_args(argv)
     if args.timesteps is not None and args.timesteps < 0:
         ap.error("--timesteps must be >= 0")
@@ -97,6 +115,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--seed must be >= 0")
     if not 1 <= args.workers <= 64:
         ap.error("--workers must be 1..64")
+    if args.num_env_runners is not None and args.num_env_runners < 0:
+        ap.error("--num-env-runners must be >= 0")
+    if args.ray_address is not None and not args.ray_address.strip():
+        ap.error("--ray-address must be auto or HOST:PORT")
     try:
         import sb3_contrib  # noqa: F401
         import torch  # noqa: F401
@@ -123,6 +145,17 @@ def main(argv: list[str] | None = None) -> int:
             cfg = cfg.replace_ppo(timesteps=timesteps)
         if seed is not None and seed != cfg.seed:
             cfg = cfg.with_seed(seed)
+        backend = args.backend or (recorded.backend if recorded else None)
+        layout = {} if args.num_env_runners is None else {"num_env_runners": args.num_env_runners}
+        if (backend is not None and backend != cfg.backend) or layout:
+            cfg = cfg.with_backend(backend, **layout)
+        if cfg.backend == "rllib" and not _ray_installed():
+            print(
+                "train.py: error: backend rllib needs Ray RLlib, which is not installed; install the extra: "
+                "pip install -c constraints.txt -e '.[ray]'",
+                file=sys.stderr,
+            )
+            return 2
 
         def evaluate(policy: str, opponent: str, num_players: int, games: int, seed: int, agent_seed: int) -> dict[str, Any]:
             return _evaluate(policy, opponent, num_players, games, seed, agent_seed, cfg.rules, cfg.eval.workers)
@@ -136,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
             progress=not args.quiet,
             command=["python", "train.py", *(argv if argv is not None else sys.argv[1:])],
             workers=args.workers,
+            ray_address=args.ray_address,
         )
         trainer.validate()  # every check, before any work and before anything is written
     except (ConfigError, ValueError, OSError) as e:
