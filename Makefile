@@ -3,6 +3,10 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The RLlib backend's venv (train.py --backend rllib, tests/test_rllib.py): its own, because ray[rllib]
+# 2.60 pins gymnasium 1.2.2 and the main venv keeps the newest gymnasium (docs/distributed.md)
+RAY_VENV := .venv-ray
+RAY_STAMP := $(RAY_VENV)/.installed
 # Where torch (the version pinned in constraints.txt) comes from: by default PyTorch's CPU wheel
 # index, the CPU build (one ~190 MB wheel, no CUDA libraries). TORCH_INDEX= (empty) takes it from
 # pip's own indexes instead: on PyPI that is the CUDA build on Linux (~2.7 GB with its nvidia-*,
@@ -11,7 +15,7 @@ TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 # cpu: fail if the torch installed is a CUDA build (the default with a CPU index); any: just say which
 TORCH_BUILD ?= $(if $(filter %/cpu,$(TORCH_INDEX)),cpu,any)
 
-.PHONY: setup run test lint bench train-bench random-games play web clean
+.PHONY: setup setup-ray run test test-ray ray-cluster lint bench train-bench random-games play web clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m venv $(VENV)
@@ -23,13 +27,32 @@ $(STAMP): pyproject.toml constraints.txt
 
 setup: $(STAMP)
 
+$(RAY_STAMP): pyproject.toml constraints.txt
+	$(PY) -m venv $(RAY_VENV)
+	$(RAY_VENV)/bin/pip install -q --upgrade pip
+	$(RAY_VENV)/bin/pip install -q $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) -c constraints.txt torch
+	$(RAY_VENV)/bin/pip install -q -c constraints.txt -e ".[dev,train,ray]"
+	$(RAY_VENV)/bin/pip check
+	touch $(RAY_STAMP)
+
+setup-ray: $(RAY_STAMP)
+
 run: setup
 	$(BIN)/python evaluate.py
 
-test: setup
+test: setup setup-ray
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
+	$(RAY_VENV)/bin/python -m pytest -m rllib tests/test_rllib.py
+
+# only the RLlib tests (in .venv-ray; make test runs them too)
+test-ray: setup-ray
+	$(RAY_VENV)/bin/python -m pytest -m rllib tests/test_rllib.py
+
+# a two-node Ray cluster on this machine: a short RLlib run with env runners on both nodes (benchmarks/ray_cluster.py)
+ray-cluster: setup-ray
+	$(RAY_VENV)/bin/python benchmarks/ray_cluster.py
 
 play: setup
 	$(BIN)/python play.py
@@ -51,4 +74,4 @@ random-games: setup
 	$(BIN)/python benchmarks/random_games.py --games 10000
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(RAY_VENV) .pytest_cache .ruff_cache
