@@ -126,3 +126,29 @@ def test_weights_round_trip_exactly(tmp_path):
     finally:
         algo.stop()
     assert np.isfinite(float(x.sum()))
+
+
+def test_a_failing_env_runner_stops_the_run_loudly(tmp_path):
+    """RLlib restarts failed env runners by default and trains on; here the run fails at once."""
+    from clue_env.training.config import load_train_config
+    from clue_env.training.rllib_backend import ppo_stage
+    from clue_env.training.trainer import Trainer
+
+    class Broken:  # defined here: pickled by value into the env runner
+        def act(self, observation, info):
+            raise RuntimeError("an opponent failed")
+
+    def factory_for(spec):
+        return lambda seat, n, rules, seed: Broken()
+
+    cfg = load_train_config(
+        {"backend": "rllib", "net": {"hidden": 32, "card_hidden": 16, "context_to_card": 16},
+         "ppo": {"timesteps": 512, "n_envs": 4, "n_steps": 128, "batch_size": 128, "n_epochs": 1, "checkpoint_every": 512},
+         "rllib": {"num_env_runners": 1, "envs_per_env_runner": 2}}
+    )  # fmt: skip
+    trainer = Trainer(cfg, str(tmp_path / "run"), factory_for, None, progress=False)
+    trainer._prepare()
+    with pytest.raises(Exception) as err:
+        ppo_stage(trainer, CluePolicyNet(**cfg.net.__dict__))
+    assert type(err.value).__name__ in ("ActorDiedError", "RayTaskError", "RuntimeError") or "failed" in str(err.value)
+    assert not (tmp_path / "run" / "policy.pt").exists()
