@@ -80,7 +80,7 @@ class EnvCreator:
         env = SingleLearnerEnv(
             self.factories, num_players=self.num_players, rules=self.rules, opponent_weights=self.opponent_weights
         )
-        return MaskedObsEnv(env)
+        return MaskedObsEnv(env, salt=int(getattr(env_config, "worker_index", 0) or 0))
 
 
 def _callbacks_class() -> type:

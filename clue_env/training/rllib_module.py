@@ -32,10 +32,14 @@ MASK_KEY = "action_mask"
 
 
 class MaskedObsEnv(gym.Wrapper):
-    """The adapter env with the observation as ``{"observations": vector, "action_mask": float32 mask}``."""
+    """The adapter env with the observation as ``{"observations": vector, "action_mask": float32 mask}``.
 
-    def __init__(self, env: Any) -> None:
+    ``salt`` (the env runner's index) is mixed into a reset's seed: RLlib seeds runner ``w``'s envs with
+    ``seed + w + i``, so without it runner 1's env 1 and runner 2's env 0 would deal the same games."""
+
+    def __init__(self, env: Any, salt: int = 0) -> None:
         super().__init__(env)
+        self.salt = int(salt)
         n = int(env.action_space.n)
         self.observation_space = gym.spaces.Dict(
             {OBS_KEY: env.observation_space, MASK_KEY: gym.spaces.Box(0.0, 1.0, (n,), np.float32)}
@@ -45,8 +49,12 @@ class MaskedObsEnv(gym.Wrapper):
         masks = self.env.unwrapped.action_masks()  # type: ignore[attr-defined]
         return {OBS_KEY: obs, MASK_KEY: masks.astype(np.float32)}
 
-    def reset(self, **kw: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        obs, info = self.env.reset(**kw)
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        if seed is not None:
+            seed = int(np.random.SeedSequence([int(seed), self.salt]).generate_state(1)[0])
+        obs, info = self.env.reset(seed=seed, options=options)
         return self._obs(obs), info
 
     def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
