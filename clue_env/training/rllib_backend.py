@@ -83,6 +83,15 @@ class EnvCreator:
         return MaskedObsEnv(env, salt=int(getattr(env_config, "worker_index", 0) or 0))
 
 
+def _absolute_policy(spec: str) -> str:
+    """``ppo:PATH`` with a relative PATH made absolute (an env runner's working directory may differ;
+    on a cluster every node needs the file at that path)."""
+    name, sep, rest = spec.partition(":")
+    if name.strip() == "ppo" and sep and rest and not os.path.isabs(rest) and os.path.exists(rest):
+        return f"ppo:{os.path.abspath(rest)}"
+    return spec
+
+
 def _callbacks_class() -> type:
     from ray.rllib.callbacks.callbacks import RLlibCallback
 
@@ -112,7 +121,8 @@ def algo_config(trainer: Trainer, net: Any, seed: int) -> Any:
 
     cfg = trainer.cfg
     p, r = cfg.ppo, cfg.rllib
-    creator = EnvCreator([trainer.factory_for(s) for s in p.opponents], cfg.num_players, trainer.rules, p.opponent_weights)
+    specs = [_absolute_policy(s) for s in p.opponents]
+    creator = EnvCreator([trainer.factory_for(s) for s in specs], cfg.num_players, trainer.rules, p.opponent_weights)
     register_env(ENV_NAME, creator)
     rollout = p.n_envs * p.n_steps
     return (
