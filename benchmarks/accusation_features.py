@@ -1,0 +1,168 @@
+"""Which accusation-head inputs pay: feature set 1 against feature set 2 on the very same games.
+
+An accusation stage recorded with ``accusation.features: 2`` holds every input of set 1 too (set 2
+adds two race inputs per seat, see :class:`clue_env.training.accusation.RaceTracker`). This script
+loads such a run's recorded chunks, splits them into training and held-out games exactly as the
+stage does (the same seed, share and line-up weights), fits one head on set 2 and one on set 1
+(set 2's columns without the two new ones per seat), and reports, per line-up, each head's held-out
+gain in win rate over waiting for proof, the paired difference between the two heads (the same
+seat-games), and how often each accuses wrongly. Prints a table and writes JSON::
+
+    python benchmarks/accusation_features.py --run runs/accusation_classic_mixed_v2 [--json out.json]
+        [--chunks N] [--epochs E]
+
+Two fits of the head on the run's whole recording take long (about 8 minutes each per 3,000 games
+with the run's 20 epochs, on 2 busy cores); ``--chunks`` and ``--epochs`` give a quicker, rougher look.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from clue_env.training.accusation import MAX_SEATS, PER_SEAT, PER_SEAT_V2, STOP_FEATURES, STOP_FEATURES_V2  # noqa: E402
+from clue_env.training.accusation_fit import (  # noqa: E402
+    Trajectory,
+    fit_head,
+    load_trajectories,
+    realised_values,
+    stop_decisions,
+)
+from clue_env.training.config import load_train_config  # noqa: E402
+from clue_env.training.trainer import _seed_of  # noqa: E402  (the stage's own seed derivation)
+
+_CHUNK = re.compile(r"lineup(\d+)_chunk(\d+)\.npz")
+#: where the per-seat race block starts in a stop-feature vector (see accusation.stop_features)
+RACE_START = STOP_FEATURES - MAX_SEATS * PER_SEAT - 9
+
+
+def set1_columns() -> np.ndarray:
+    """The indices of feature set 1's inputs inside a set-2 vector."""
+    head = np.arange(RACE_START)
+    race = np.concatenate([RACE_START + k * PER_SEAT_V2 + np.arange(PER_SEAT) for k in range(MAX_SEATS)])
+    tail = np.arange(STOP_FEATURES_V2 - 9, STOP_FEATURES_V2)
+    cols = np.concatenate([head, race, tail])
+    assert len(cols) == STOP_FEATURES
+    return cols
+
+
+def as_set1(trajs: list[Trajectory]) -> list[Trajectory]:
+    cols = set1_columns()
+    return [Trajectory(t.game, t.seat, t.x[:, cols], t.correct, t.triples, t.label, t.won) for t in trajs]
+
+
+def load_run(run: Path, chunks: int | None = None) -> tuple[Any, list[Trajectory], dict[int, int]]:
+    cfg = load_train_config(str(run / "config.yaml"))
+    d = run / "accusation"
+    found = sorted((int(m[1]), int(m[2]), f) for f in os.listdir(d) if (m := _CHUNK.fullmatch(f)))
+    if chunks is not None:
+        found = [(li, c, f) for li, c, f in found if c < chunks]
+    if not found:
+        raise SystemExit(f"{d}: no recorded chunks (lineupL_chunkC.npz)")
+    trajs: list[Trajectory] = []
+    lineup_of: dict[int, int] = {}
+    for li, _c, f in found:  # line-up order, then chunk order: as the stage puts them together
+        part = load_trajectories(str(d / f))
+        trajs += part
+        lineup_of.update((t.game, li) for t in part)
+    if trajs and trajs[0].x.shape[1] != STOP_FEATURES_V2:
+        raise SystemExit(f"{run}: recorded with {trajs[0].x.shape[1]} inputs, not feature set 2 ({STOP_FEATURES_V2})")
+    return cfg, trajs, lineup_of
+
+
+def outcomes(trajs: list[Trajectory], net: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Per seat-game: the realised win (0/1) under the head, and whether it accused wrongly."""
+    stops = stop_decisions(net, trajs)
+    values, _ = realised_values(trajs, stops)
+    wrong = np.array([bool(s.any()) and not bool(t.correct[int(np.argmax(s))]) for t, s in zip(trajs, stops)])
+    return values, wrong
+
+
+def interval(d: np.ndarray) -> tuple[float, float]:
+    return float(d.mean()), float(1.96 * d.std(ddof=1) / math.sqrt(max(len(d), 2)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--run", type=Path, required=True, help="a run directory whose accusation stage recorded feature set 2")
+    ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--chunks", type=int, default=None, help="use only the first N recorded chunks of each line-up")
+    ap.add_argument("--epochs", type=int, default=None, help="epochs per fit (default: the run's; fewer for a quick look)")
+    args = ap.parse_args(argv)
+    cfg, trajs, lineup_of = load_run(args.run, args.chunks)
+    a = cfg.accusation
+    if not a.held_out > 0:
+        raise SystemExit("the run's config holds out no games (accusation.held_out: 0): nothing to compare on")
+    rng = np.random.default_rng(_seed_of(cfg.seed, 7))  # the stage's split
+    held = {g for g in sorted({t.game for t in trajs}) if rng.random() < a.held_out}
+    train = [t for t in trajs if t.game not in held]
+    test = [t for t in trajs if t.game in held]
+
+    def weights(ts: list[Trajectory]) -> list[float] | None:
+        if not a.balance:
+            return None
+        per = Counter(lineup_of[t.game] for t in ts)
+        return [1.0 / per[lineup_of[t.game]] for t in ts]
+
+    epochs = args.epochs or a.epochs
+    kw = dict(hidden=a.hidden, iterations=a.iterations, epochs=epochs, lr=a.lr, weight_decay=a.weight_decay)
+    games = len({t.game for t in trajs})
+    print(f"{args.run}: {games} games, {len(trajs)} recorded seat-games; {len(held)} games held out ({len(test)} seat-games)")
+    heads: dict[str, Any] = {}
+    for name, tr in (("set 2", train), ("set 1", as_set1(train))):
+        t0 = time.time()
+        heads[name] = fit_head(tr, seed=cfg.seed, weights=weights(train), **kw)  # type: ignore[arg-type]
+        print(f"fitted {name} in {time.time() - t0:.0f} s")
+    won = np.array([t.won for t in test])
+    v2, w2 = outcomes(test, heads["set 2"])
+    v1, w1 = outcomes(as_set1(test), heads["set 1"])
+    li_of = np.array([lineup_of[t.game] for t in test])
+    rows: list[dict[str, Any]] = []
+    groups = [(f"{li} " + ",".join(a.lineups[li]), li_of == li) for li in range(len(a.lineups))] + [("all", li_of >= 0)]
+    heads_row = f"{'seat-games':>10s} {'set 1 gain':>16s} {'set 2 gain':>16s} {'set 2 - set 1':>16s} {'wrong 1/2':>11s}"
+    print(f"\n{'line-up':52s} {heads_row}")
+    for label, sel in groups:
+        if sel.sum() < 2:
+            continue
+        g1, h1 = interval(v1[sel] - won[sel])
+        g2, h2 = interval(v2[sel] - won[sel])
+        dd, hd = interval(v2[sel] - v1[sel])
+        row = {
+            "lineup": label,
+            "seat_games": int(sel.sum()),
+            "set1_gain": g1,
+            "set1_ci95": [g1 - h1, g1 + h1],
+            "set2_gain": g2,
+            "set2_ci95": [g2 - h2, g2 + h2],
+            "difference": dd,
+            "difference_ci95": [dd - hd, dd + hd],
+            "set1_wrong": float(w1[sel].mean()),
+            "set2_wrong": float(w2[sel].mean()),
+        }
+        rows.append(row)
+        print(
+            f"{label[:52]:52s} {int(sel.sum()):10d} {g1:+7.2%} ± {h1:5.2%} {g2:+7.2%} ± {h2:5.2%} {dd:+7.2%} ± {hd:5.2%}"
+            f" {w1[sel].mean():5.1%}/{w2[sel].mean():4.1%}"
+        )
+    if args.json:
+        out = {"run": str(args.run), "games": games, "held_out_games": len(held), "rows": rows}
+        args.json.write_text(json.dumps(out, indent=2))
+        print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
