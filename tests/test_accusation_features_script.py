@@ -1,0 +1,36 @@
+"""benchmarks/accusation_features.py: feature set 1 read out of a set-2 recording (issue 15), so the
+two heads are compared on the very same games."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+from clue_env.engine.events import Show, Suggest, Turn
+from clue_env.training.accusation import STOP_FEATURES, STOP_FEATURES_V2, RaceTracker, stop_features
+from clue_env.training.accusation_fit import Trajectory
+from clue_env.training.features import SeatFeatures
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
+import accusation_features  # noqa: E402
+
+
+def test_set1_columns_of_a_set2_vector_are_the_set1_vector():
+    rng = np.random.default_rng(0)
+    race = RaceTracker(5, 2, [0, 8, 20])
+    race.feed([Turn(2, 1), Suggest(3, 0, 1, 2), Show(2, 3, 0), Turn(3, 2), Suggest(4, 0, 2, 3), Show(1, 4, -1)])
+    policy = rng.random(SeatFeatures.size).astype(np.float32)  # any seat features
+    args = (0.37, True, 12)
+    v1 = stop_features(policy, *args, race.per_seat(2, 3, 1), 30, False, 5)
+    v2 = stop_features(policy, *args, race.per_seat(2, 3, 2), 30, False, 5)
+    assert v1.shape == (STOP_FEATURES,) and v2.shape == (STOP_FEATURES_V2,)
+    cols = accusation_features.set1_columns()
+    assert np.array_equal(v2[cols], v1)
+    assert sorted(set(range(STOP_FEATURES_V2)) - set(cols.tolist())) != []  # the new inputs are left out
+    t = Trajectory(
+        7, 2, np.stack([v2, v2]), np.array([0, 1], np.float32), np.zeros((2, 8, 2), np.float32), np.array([-1, 0]), 1.0
+    )
+    (p,) = accusation_features.as_set1([t])
+    assert p.x.shape == (2, STOP_FEATURES) and np.array_equal(p.x[0], v1) and (p.game, p.seat, p.won) == (7, 2, 1.0)
