@@ -60,29 +60,25 @@ def rllib_rate(spec: str, steps: int, runners: int, envs: int, init: str, tmp: s
 
     torch.set_num_threads(os.cpu_count() or 1)
     clock = {"sampling": 0.0, "update": 0.0}
-    sample_fn = ppo_mod.synchronous_parallel_sample
 
-    def timed_sample(*a: Any, **kw: Any) -> Any:
-        t = time.perf_counter()
-        try:
-            return sample_fn(*a, **kw)
-        finally:
-            clock["sampling"] += time.perf_counter() - t
+    def timed(fn: Any, key: str) -> Any:
+        """``fn`` with its wall time added to ``clock[key]``."""
 
-    ppo_mod.synchronous_parallel_sample = timed_sample  # (RLlib's own timers are moving averages)
+        def wrapper(*a: Any, **kw: Any) -> Any:
+            t = time.perf_counter()
+            try:
+                return fn(*a, **kw)
+            finally:
+                clock[key] += time.perf_counter() - t
+
+        return wrapper
+
+    sample_fn = ppo_mod.synchronous_parallel_sample  # put back at the end
+    ppo_mod.synchronous_parallel_sample = timed(sample_fn, "sampling")  # (RLlib's own timers are moving averages)
     net, _ = load_policy(init)
     trainer = Trainer(_cfg(spec, runners, envs, init), tmp, SpecFactory, None, progress=False)
     algo = algo_config(trainer, net, 0).build_algo()
-    update_fn = algo.learner_group.update
-
-    def timed_update(*a: Any, **kw: Any) -> Any:
-        t = time.perf_counter()
-        try:
-            return update_fn(*a, **kw)
-        finally:
-            clock["update"] += time.perf_counter() - t
-
-    algo.learner_group.update = timed_update
+    algo.learner_group.update = timed(algo.learner_group.update, "update")
     try:
         set_module_state(algo, net)
         algo.train()  # warm up
