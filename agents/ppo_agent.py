@@ -211,7 +211,7 @@ class PPOAgent(Agent):
         triples, how = triple_posterior(k, self.rng)
         top = sorted(triples.items(), key=lambda kv: -kv[1])[:TOP_TRIPLES]
         best_p = top[0][1] if top else 0.0
-        race = self.race.per_seat(self.seat, view.turn, FEATURE_SETS[self.accusation.inputs])  # the head's own set
+        race = self.race.per_seat(self.seat, view.turn, FEATURE_SETS[self.accusation.inputs], k)  # the head's own set
         z = stop_features(f, best_p, how, len(triples), race, view.turn, view.phase == Phase.START, self.num_players)
         with torch.inference_mode():
             q_stop, q_wait = self.accusation.q_values(torch.from_numpy(z).unsqueeze(0))

@@ -1,12 +1,13 @@
-"""Which accusation-head inputs pay: feature set 1 against feature set 2 on the very same games.
+"""Which accusation-head inputs pay: feature set 1 against feature set 2 or 3 on the very same games.
 
-An accusation stage recorded with ``accusation.features: 2`` holds every input of set 1 too (set 2
-adds two race inputs per seat, see :class:`clue_env.training.accusation.RaceTracker`). This script
-loads such a run's recorded chunks, splits them into training and held-out games exactly as the
-stage does (the same seed, share and line-up weights), fits one head on set 2 and one on set 1
-(set 2's columns without the two new ones per seat), and reports, per line-up, each head's held-out
-gain in win rate over waiting for proof, the paired difference between the two heads (the same
-seat-games), and how often each accuses wrongly. Prints a table and writes JSON::
+An accusation stage recorded with ``accusation.features: 2`` (or 3) holds every input of set 1 too
+(set 2 adds two race inputs per seat, set 3 three more, see
+:class:`clue_env.training.accusation.RaceTracker`). This script loads such a run's recorded chunks,
+splits them into training and held-out games exactly as the stage does (the same seed, share and
+line-up weights), fits one head on the recorded set and one on set 1 (its columns without the new
+ones per seat), and reports, per line-up, each head's held-out gain in win rate over waiting for
+proof, the paired difference between the two heads (the same seat-games), and how often each
+accuses wrongly. Prints a table and writes JSON::
 
     python benchmarks/accusation_features.py --run runs/accusation_classic_mixed_v2 [--json out.json]
         [--chunks N] [--epochs E]
@@ -33,7 +34,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from clue_env.training.accusation import MAX_SEATS, PER_SEAT, PER_SEAT_V2, STOP_FEATURES, STOP_FEATURES_V2  # noqa: E402
+from clue_env.training.accusation import FEATURE_SETS, MAX_SEATS, PER_SEAT, ROW_WIDTH, STOP_FEATURES, stop_size  # noqa: E402
 from clue_env.training.accusation_fit import (  # noqa: E402
     Trajectory,
     fit_head,
@@ -49,18 +50,19 @@ _CHUNK = re.compile(r"lineup(\d+)_chunk(\d+)\.npz")
 RACE_START = STOP_FEATURES - MAX_SEATS * PER_SEAT - 9
 
 
-def set1_columns() -> np.ndarray:
-    """The indices of feature set 1's inputs inside a set-2 vector."""
+def set1_columns(features: int = 2) -> np.ndarray:
+    """The indices of feature set 1's inputs inside a vector of feature set ``features`` (2 or 3)."""
+    width, size = ROW_WIDTH[features], stop_size(features)
     head = np.arange(RACE_START)
-    race = np.concatenate([RACE_START + k * PER_SEAT_V2 + np.arange(PER_SEAT) for k in range(MAX_SEATS)])
-    tail = np.arange(STOP_FEATURES_V2 - 9, STOP_FEATURES_V2)
+    race = np.concatenate([RACE_START + k * width + np.arange(PER_SEAT) for k in range(MAX_SEATS)])
+    tail = np.arange(size - 9, size)
     cols = np.concatenate([head, race, tail])
     assert len(cols) == STOP_FEATURES
     return cols
 
 
 def as_set1(trajs: list[Trajectory]) -> list[Trajectory]:
-    cols = set1_columns()
+    cols = set1_columns(FEATURE_SETS[trajs[0].x.shape[1]]) if trajs else set1_columns()
     return [Trajectory(t.game, t.seat, t.x[:, cols], t.correct, t.triples, t.label, t.won) for t in trajs]
 
 
@@ -78,8 +80,8 @@ def load_run(run: Path, chunks: int | None = None) -> tuple[Any, list[Trajectory
         part = load_trajectories(str(d / f))
         trajs += part
         lineup_of.update((t.game, li) for t in part)
-    if trajs and trajs[0].x.shape[1] != STOP_FEATURES_V2:
-        raise SystemExit(f"{run}: recorded with {trajs[0].x.shape[1]} inputs, not feature set 2 ({STOP_FEATURES_V2})")
+    if trajs and FEATURE_SETS.get(trajs[0].x.shape[1], 1) == 1:
+        raise SystemExit(f"{run}: recorded with {trajs[0].x.shape[1]} inputs, not feature set 2 or 3")
     return cfg, trajs, lineup_of
 
 
@@ -97,7 +99,7 @@ def interval(d: np.ndarray) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    ap.add_argument("--run", type=Path, required=True, help="a run directory whose accusation stage recorded feature set 2")
+    ap.add_argument("--run", type=Path, required=True, help="a run directory whose accusation stage recorded feature set 2 or 3")
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--chunks", type=int, default=None, help="use only the first N recorded chunks of each line-up")
     ap.add_argument("--epochs", type=int, default=None, help="epochs per fit (default: the run's; fewer for a quick look)")
@@ -121,18 +123,20 @@ def main(argv: list[str] | None = None) -> int:
     kw = dict(hidden=a.hidden, iterations=a.iterations, epochs=epochs, lr=a.lr, weight_decay=a.weight_decay)
     games = len({t.game for t in trajs})
     print(f"{args.run}: {games} games, {len(trajs)} recorded seat-games; {len(held)} games held out ({len(test)} seat-games)")
+    n = FEATURE_SETS[trajs[0].x.shape[1]]
+    new = f"set {n}"
     heads: dict[str, Any] = {}
-    for name, tr in (("set 2", train), ("set 1", as_set1(train))):
+    for name, tr in ((new, train), ("set 1", as_set1(train))):
         t0 = time.time()
         heads[name] = fit_head(tr, seed=cfg.seed, weights=weights(train), **kw)  # type: ignore[arg-type]
         print(f"fitted {name} in {time.time() - t0:.0f} s")
     won = np.array([t.won for t in test])
-    v2, w2 = outcomes(test, heads["set 2"])
+    v2, w2 = outcomes(test, heads[new])
     v1, w1 = outcomes(as_set1(test), heads["set 1"])
     li_of = np.array([lineup_of[t.game] for t in test])
     rows: list[dict[str, Any]] = []
     groups = [(f"{li} " + ",".join(a.lineups[li]), li_of == li) for li in range(len(a.lineups))] + [("all", li_of >= 0)]
-    heads_row = f"{'seat-games':>10s} {'set 1 gain':>16s} {'set 2 gain':>16s} {'set 2 - set 1':>16s} {'wrong 1/2':>11s}"
+    heads_row = f"{'seat-games':>10s} {'set 1 gain':>16s} {new + ' gain':>16s} {new + ' - set 1':>16s} {'wrong 1/' + str(n):>11s}"
     print(f"\n{'line-up':52s} {heads_row}")
     for label, sel in groups:
         if sel.sum() < 2:
@@ -145,12 +149,12 @@ def main(argv: list[str] | None = None) -> int:
             "seat_games": int(sel.sum()),
             "set1_gain": g1,
             "set1_ci95": [g1 - h1, g1 + h1],
-            "set2_gain": g2,
-            "set2_ci95": [g2 - h2, g2 + h2],
+            f"set{n}_gain": g2,
+            f"set{n}_ci95": [g2 - h2, g2 + h2],
             "difference": dd,
             "difference_ci95": [dd - hd, dd + hd],
             "set1_wrong": float(w1[sel].mean()),
-            "set2_wrong": float(w2[sel].mean()),
+            f"set{n}_wrong": float(w2[sel].mean()),
         }
         rows.append(row)
         print(
@@ -158,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
             f" {w1[sel].mean():5.1%}/{w2[sel].mean():4.1%}"
         )
     if args.json:
-        out = {"run": str(args.run), "games": games, "held_out_games": len(held), "rows": rows}
+        out = {"run": str(args.run), "features": n, "games": games, "held_out_games": len(held), "rows": rows}
         args.json.write_text(json.dumps(out, indent=2))
         print(f"wrote {args.json}")
     return 0

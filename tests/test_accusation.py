@@ -38,6 +38,8 @@ from clue_env.training.accusation_net import AccusationNet, accusation_state  # 
 from clue_env.training.checkpoint import CheckpointError, load_accusation, load_policy, save_policy  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+#: where the per-seat race block starts in a stop-feature vector (see accusation.stop_features)
+RACE_START_FOR_TEST = STOP_FEATURES - 6 * 9 - 9
 CODEC = default_codec()
 
 
@@ -212,7 +214,7 @@ def test_ppo_with_an_eager_head_accuses_early_and_legally(n, rules):
     assert accused  # the head accused (at the first position with few enough possible triples)
 
 
-@pytest.mark.parametrize("features", [1, 2])
+@pytest.mark.parametrize("features", [1, 2, 3])
 def test_the_agent_computes_the_head_inputs_the_recorder_saw(features):
     """Recording and play share one feature path: a ppo agent built with a head records, at each
     accusation opportunity, the same inputs as record_game for that seat (the head's own feature
@@ -425,7 +427,7 @@ def test_feature_set_2_counts_renamed_shown_cards_and_named_own_cards():
     with pytest.raises(ValueError, match="own"):
         race.per_seat(0, 3, features=2)  # another seat's view of this tracker's private counts
     with pytest.raises(ValueError, match="feature set"):
-        race.per_seat(me, 3, features=3)
+        race.per_seat(me, 3, features=4)
 
 
 def test_feature_set_2_sizes_and_a_head_of_either_set_loads():
@@ -443,3 +445,60 @@ def test_feature_set_2_sizes_and_a_head_of_either_set_loads():
         assert head.inputs == inputs
     with pytest.raises(ValueError, match="feature set"):
         accusation_from_state(accusation_state(AccusationNet(hidden=8, inputs=STOP_FEATURES + 1)))
+
+
+# ---------------------------------------------------------------- feature set 3
+def test_feature_set_3_counts_suggestions_naming_a_card_the_suggester_is_proved_to_hold():
+    """Per opponent: whether and how often its suggestions named a card this seat's engine has
+    proved it holds (counted again as the proof arrives: a later Show proves an earlier naming),
+    and the proved share of its hand; set 2's columns are unchanged."""
+    from clue_env.engine.cards import ROOM_BASE, WEAPON_BASE
+    from clue_env.training.accusation import PER_SEAT_V2, PER_SEAT_V3
+
+    me, hand = 0, [1]
+    k = Knowledge([5, 5, 4, 4])
+    k.holds(me, 1)
+    race = RaceTracker(4, me, hand)
+    events = [
+        Turn(1, 1),
+        Suggest(1, 3, 4, 5),  # seat 1 names suspect 3, weapon 4, room 5
+        Turn(2, 2),
+        Suggest(2, 2, 0, 0),
+    ]
+    race.feed(events)
+    rows = race.per_seat(me, 2, features=3, knowledge=k)
+    assert rows.shape == (6, PER_SEAT_V3)
+    assert rows[1, PER_SEAT_V2:].tolist() == [0.0, 0.0, 0.0]  # nothing proved about seat 1 yet
+    k.holds(1, WEAPON_BASE + 4)  # seat 1 later showed me weapon 4: it named a card of its own
+    k.holds(1, 7)
+    rows = race.per_seat(me, 2, features=3, knowledge=k)
+    assert rows[1, PER_SEAT_V2:].tolist() == [1.0, 1.0, 2 / 5]
+    assert rows[2, PER_SEAT_V2:].tolist() == [0.0, 0.0, 0.0]
+    assert rows[0, PER_SEAT_V2:].tolist() == [0.0, 0.0, 1.0]  # my own row: constant
+    k.holds(2, ROOM_BASE + 1)  # a card seat 2 did not name
+    assert race.per_seat(me, 2, features=3, knowledge=k)[2, PER_SEAT_V2:].tolist() == [0.0, 0.0, 0.25]
+    assert np.array_equal(rows[:, :PER_SEAT_V2], race.per_seat(me, 2, features=2))
+    with pytest.raises(ValueError, match="knowledge"):
+        race.per_seat(me, 2, features=3)
+    assert race.held_named(1, k) == (1, 2)
+
+
+def test_feature_set_3_tells_a_notebook_opponent_from_a_deduction_one():
+    """The point of set 3: notebook never names a card it holds, deduction does (probing). Over
+    a few recorded 4-player games with two of each as opponents, the proved-own-card naming shows
+    up for deduction opponents and (almost) never for notebook ones."""
+    from clue_env.training.accusation import PER_SEAT_V2
+
+    caught = {"deduction": [], "notebook": []}
+    lineup = ["deduction", "deduction", "notebook", "deduction", "notebook"]
+    for seed in range(6):
+        rec = record_game([SpecFactory(s) for s in lineup], "classic", 40 + seed, [1, 2, 3, 4, 5], [True] + [False] * 4, 3)
+        x = rec[0].x
+        if not len(x):
+            continue
+        race = x[-1, RACE_START_FOR_TEST : RACE_START_FOR_TEST + 6 * (PER_SEAT_V2 + 3)].reshape(6, -1)
+        for k in range(1, 5):
+            caught[lineup[k]].append(race[k, PER_SEAT_V2])
+    assert caught["deduction"] and caught["notebook"]
+    assert np.mean(caught["deduction"]) > 0.4
+    assert np.mean(caught["notebook"]) <= 0.1

@@ -34,3 +34,21 @@ def test_set1_columns_of_a_set2_vector_are_the_set1_vector():
     )
     (p,) = accusation_features.as_set1([t])
     assert p.x.shape == (2, STOP_FEATURES) and np.array_equal(p.x[0], v1) and (p.game, p.seat, p.won) == (7, 2, 1.0)
+
+
+def test_set1_columns_of_a_set3_vector_are_the_set1_vector():
+    from clue_env.engine.knowledge import Knowledge
+    from clue_env.training.accusation import STOP_FEATURES_V3
+
+    race = RaceTracker(4, 0, [1])
+    race.feed([Turn(1, 1), Suggest(1, 3, 4, 5), Show(1, 0, 1)])
+    k = Knowledge([5, 5, 4, 4])
+    k.holds(0, 1)
+    k.holds(1, 3)
+    policy = np.random.default_rng(1).random(SeatFeatures.size).astype(np.float32)
+    v1 = stop_features(policy, 0.2, False, 30, race.per_seat(0, 1, 1), 10, True, 4)
+    v3 = stop_features(policy, 0.2, False, 30, race.per_seat(0, 1, 3, k), 10, True, 4)
+    assert v3.shape == (STOP_FEATURES_V3,)
+    assert np.array_equal(v3[accusation_features.set1_columns(3)], v1)
+    t = Trajectory(1, 0, v3[None], np.zeros(1, np.float32), np.zeros((1, 8, 2), np.float32), np.array([-1]), 0.0)
+    assert np.array_equal(accusation_features.as_set1([t])[0].x[0], v1)

@@ -156,7 +156,9 @@ def _policy_features(obs, infos, viewer, n):
         z = stop_features(f, best, how, len(triples), race.per_seat(viewer, race.turn), race.turn, False, n)
         # feature set 2 also reads what the seat showed and holds: still only the seat's own knowledge
         z2 = stop_features(f, best, how, len(triples), race.per_seat(viewer, race.turn, 2), race.turn, False, n)
-        out.append(np.concatenate([f, z, z2, triple_features(top, f).ravel()]))
+        # feature set 3 also reads what the seat's engine proved about who holds what: its own knowledge too
+        z3 = stop_features(f, best, how, len(triples), race.per_seat(viewer, race.turn, 3, sf.knowledge), race.turn, False, n)
+        out.append(np.concatenate([f, z, z2, z3, triple_features(top, f).ravel()]))
     return out
 
 

@@ -14,6 +14,10 @@ accusation is legal whether to accuse now, from these inputs:
   (:class:`RaceTracker`): how often it suggested, was shown a card, got no refutation, how many
   passes its suggestions met, how long since it was last shown a card, how insistently it names
   the same card, whether it is eliminated;
+* (feature set 3) **how each opponent plays**: how many of its suggestions name a card this
+  seat's engine has since proved it holds (``notebook`` never names a card it holds; ``deduction``
+  probes with its own cards), and how much of its hand this seat knows (how many chances it had
+  to be caught doing so);
 * the game's turn, the phase (start of my turn, or after my suggestion) and the player count.
 
 Everything here reads only what R31 lets the seat know: its own (redacted) event history and
@@ -54,8 +58,14 @@ STOP_FEATURES = 2 + 3 + 1 + 3 + 3 + 1 + 1 + 1 + 5 + MAX_SEATS * PER_SEAT + 9
 #: :class:`RaceTracker`): PER_SEAT_V2 race inputs a seat
 PER_SEAT_V2 = PER_SEAT + 2
 STOP_FEATURES_V2 = STOP_FEATURES + MAX_SEATS * (PER_SEAT_V2 - PER_SEAT)
+#: feature set 3 adds to set 2, per opponent, whether and how often its suggestions named a card
+#: this seat knows it holds, and the known share of its hand (see :meth:`RaceTracker.per_seat`)
+PER_SEAT_V3 = PER_SEAT_V2 + 3
+STOP_FEATURES_V3 = STOP_FEATURES + MAX_SEATS * (PER_SEAT_V3 - PER_SEAT)
 #: the head's input size -> its feature set (a head file says its input size; the agent computes the set it was fitted on)
-FEATURE_SETS = {STOP_FEATURES: 1, STOP_FEATURES_V2: 2}
+FEATURE_SETS = {STOP_FEATURES: 1, STOP_FEATURES_V2: 2, STOP_FEATURES_V3: 3}
+#: per-seat row width of each feature set
+ROW_WIDTH = {1: PER_SEAT, 2: PER_SEAT_V2, 3: PER_SEAT_V3}
 
 
 def stop_size(features: int) -> int:
@@ -72,7 +82,9 @@ class RaceTracker:
 
     * how often an opponent names a card this seat has already shown it (a player who names only
       cards it has not seen, as ``notebook`` does, never does; a prober may);
-    * how often an opponent's suggestion names one of this seat's cards.
+    * how often an opponent's suggestion names one of this seat's cards;
+    * (feature set 3, with the seat's :class:`~clue_env.engine.knowledge.Knowledge`) how many of an
+      opponent's suggestions name a card the seat now knows that opponent holds.
     """
 
     def __init__(self, num_players: int, me: int = -1, hand: Sequence[int] = ()) -> None:
@@ -92,6 +104,8 @@ class RaceTracker:
         self.last_shown = np.zeros(n)
         self.names = np.zeros((n, N_CARDS))
         self.unrefuted_names = np.zeros((n, N_CARDS))
+        #: every suggestion's three cards, per suggesting seat (feature set 3)
+        self.named: list[list[tuple[int, int, int]]] = [[] for _ in range(n)]
         self.turn = 0
         self._triple: tuple[int, int, int] | None = None
         self.seen = 0
@@ -106,6 +120,7 @@ class RaceTracker:
                     self._triple = (a, WEAPON_BASE + b, ROOM_BASE + c)
                     self.suggestions[s] += 1
                     self.names[s, list(self._triple)] += 1
+                    self.named[s].append(self._triple)
                     if s != self.me:
                         named = self._triple
                         self.renamed[s] += any((x, s) in self._shown_by_me for x in named)
@@ -125,14 +140,22 @@ class RaceTracker:
                     self.eliminated[s] = 1
         self.seen = len(events)
 
-    def per_seat(self, me: int, turn: int, features: int = 1) -> np.ndarray:
-        """(MAX_SEATS, PER_SEAT) features (PER_SEAT_V2 with ``features=2``), row k = the seat k
-        places to my left (0 = me)."""
-        if features not in (1, 2):
-            raise ValueError(f"unknown accusation feature set {features!r}; known: 1, 2")
-        if features == 2 and me != self.me:
-            raise ValueError(f"feature set 2 is this tracker's seat's own (seat {self.me}), not seat {me}'s")
-        out = np.zeros((MAX_SEATS, PER_SEAT if features == 1 else PER_SEAT_V2))
+    def held_named(self, seat: int, knowledge: Knowledge) -> tuple[int, int]:
+        """(how many of ``seat``'s suggestions named a card ``knowledge`` proves ``seat`` holds,
+        how many cards it is proved to hold)."""
+        held = {c for c in range(N_CARDS) if knowledge.location(c) == seat}
+        return sum(1 for t in self.named[seat] if not held.isdisjoint(t)), len(held)
+
+    def per_seat(self, me: int, turn: int, features: int = 1, knowledge: Knowledge | None = None) -> np.ndarray:
+        """(MAX_SEATS, ROW_WIDTH[features]) features, row k = the seat k places to my left (0 = me).
+        Feature set 3 needs the seat's ``knowledge`` (what it has proved about who holds what)."""
+        if features not in ROW_WIDTH:
+            raise ValueError(f"unknown accusation feature set {features!r}; known: {sorted(ROW_WIDTH)}")
+        if features >= 2 and me != self.me:
+            raise ValueError(f"feature set {features} is this tracker's seat's own (seat {self.me}), not seat {me}'s")
+        if features == 3 and knowledge is None:
+            raise ValueError("feature set 3 needs the seat's knowledge")
+        out = np.zeros((MAX_SEATS, ROW_WIDTH[features]))
         for k in range(self.n):
             s = (me + k) % self.n
             last = self.last_shown[s]
@@ -147,9 +170,17 @@ class RaceTracker:
                 self.unrefuted_names[s].max() / 3,
                 1.0,
             )
-            if features == 2:
+            if features >= 2:
                 sug = max(self.suggestions[s], 1.0)
                 row = (*row, self.renamed[s] / sug, self.named_mine[s] / sug)
+            if features == 3:
+                assert knowledge is not None
+                if s == me:
+                    row = (*row, 0.0, 0.0, 1.0)
+                else:
+                    caught, known = self.held_named(s, knowledge)
+                    cap = max(knowledge.caps[s], 1)
+                    row = (*row, float(caught > 0), caught / max(self.suggestions[s], 1.0), known / cap)
             out[k] = row
         return out
 
@@ -189,7 +220,7 @@ def stop_features(
     num_players: int,
 ) -> np.ndarray:
     """The accusation head's input vector (:data:`STOP_FEATURES` floats, or
-    :data:`STOP_FEATURES_V2` with feature set 2's ``race``).
+    :data:`STOP_FEATURES_V2` / :data:`STOP_FEATURES_V3` with feature set 2's / 3's ``race``).
 
     ``policy_features``: the seat's :class:`~clue_env.training.features.SeatFeatures` vector;
     ``best_p``: the posterior of the most likely triple (``how`` as in :func:`triple_posterior`;
@@ -234,8 +265,11 @@ __all__ = [
     "IMPORTANCE_SAMPLES",
     "MAX_TRIPLES",
     "PER_SEAT_V2",
+    "PER_SEAT_V3",
+    "ROW_WIDTH",
     "STOP_FEATURES",
     "STOP_FEATURES_V2",
+    "STOP_FEATURES_V3",
     "TOP_TRIPLES",
     "RaceTracker",
     "stop_features",

@@ -113,7 +113,7 @@ def record_game(
                 top = sorted(tp.items(), key=lambda kv: -kv[1])[:TOP_TRIPLES]
                 best_t: tuple[int, ...] = top[0][0] if top else ()
                 best_p = top[0][1] if top else 0.0
-                race_x = race.per_seat(seat, view.turn, features)
+                race_x = race.per_seat(seat, view.turn, features, k)
                 z = stop_features(f, best_p, how, len(tp), race_x, view.turn, view.phase == Phase.START, n)
                 rows[seat].append((z, tuple(sorted(best_t)), top, f.copy()))
         env.step(agents[seat].act(obs, info))

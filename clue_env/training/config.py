@@ -175,7 +175,8 @@ class AccusationConfig:
     #: on the training games, whose held-out gains are the ones reported (and saves the second fit's time)
     refit: bool = True
     #: the head's inputs (:mod:`clue_env.training.accusation`): 1, the public race counts; 2, also what each
-    #: opponent's suggestions say about how it plays (does it name a card this seat showed it, or holds)
+    #: opponent's suggestions say about how it plays (does it name a card this seat showed it, or holds); 3, also
+    #: whether it named a card this seat has proved it holds, and how much of its hand this seat knows
     features: int = 1
     #: games recorded per saved chunk (a resumed run keeps the chunks already recorded)
     chunk_games: int = 250
@@ -386,8 +387,8 @@ def _check(obj: Any, where: str) -> None:
             raise TrainConfigError(f"{where}.hidden must be at most 1024, got {obj.hidden}")
         if not 0 <= obj.held_out < 1:
             raise TrainConfigError(f"{where}.held_out must be in [0, 1), got {obj.held_out}")
-        if obj.features not in (1, 2):
-            raise TrainConfigError(f"{where}.features must be 1 or 2 (the accusation head's feature set), got {obj.features!r}")
+        if obj.features not in (1, 2, 3):
+            raise TrainConfigError(f"{where}.features must be 1, 2 or 3 (the head's feature set), got {obj.features!r}")
         if not obj.lineups or any(not 2 <= len(lu) <= 6 for lu in obj.lineups):
             raise TrainConfigError(f"{where}.lineups: each line-up needs 2-6 seats, got {obj.lineups}")
         if obj.record:
