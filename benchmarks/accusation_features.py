@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         return [1.0 / per[lineup_of[t.game]] for t in ts]
 
     epochs = args.epochs or a.epochs
-    kw = dict(hidden=a.hidden, iterations=a.iterations, epochs=epochs, lr=a.lr, weight_decay=a.weight_decay)
+    kw = dict(hidden=a.hidden, iterations=a.iterations, epochs=epochs, lr=a.lr, weight_decay=a.weight_decay, members=a.members)
     games = len({t.game for t in trajs})
     print(f"{args.run}: {games} games, {len(trajs)} recorded seat-games; {len(held)} games held out ({len(test)} seat-games)")
     n = FEATURE_SETS[trajs[0].x.shape[1]]

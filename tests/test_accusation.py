@@ -318,7 +318,7 @@ def test_bad_accusation_config_is_refused_before_any_work(tmp_path):
     with pytest.raises(TrainConfigError, match="unknown key"):
         load_train_config({"accusation": {"gamez": 3}})
     with pytest.raises(TrainConfigError, match="accusation.features"):
-        load_train_config({"accusation": {"features": 3}})
+        load_train_config({"accusation": {"features": 4}})
     import train
 
     cfg = tmp_path / "typo.yaml"
@@ -502,3 +502,55 @@ def test_feature_set_3_tells_a_notebook_opponent_from_a_deduction_one():
     assert caught["deduction"] and caught["notebook"]
     assert np.mean(caught["deduction"]) > 0.4
     assert np.mean(caught["notebook"]) <= 0.1
+
+
+# ---------------------------------------------------------------- bagged heads
+def test_a_bagged_head_fits_averages_its_members_and_round_trips():
+    """``members: k`` fits k MLPs per part on bootstrap resamples and averages their logits; the
+    file says how many, a one-member head keeps the original layout (older files load), and a bad
+    member count is refused."""
+    from clue_env.training.accusation_net import Bag, accusation_from_state, members_of
+
+    rng = np.random.default_rng(0)
+    trajs = []
+    for _ in range(400):
+        correct = (rng.random(6) < 0.3).astype(float).tolist()
+        trajs.append(_toy(float(rng.random() < 0.2), correct))
+    net = fit_head(trajs[:300], iterations=2, epochs=60, lr=1e-2, members=3, seed=4)
+    assert isinstance(net.stop, Bag) and len(members_of(net.cont)) == 3
+    gain, half = paired_gain(trajs[300:], stop_decisions(net, trajs[300:]))
+    assert gain - half > 0.3
+    x = torch.from_numpy(trajs[0].x)
+    with torch.no_grad():
+        mean = torch.stack([m(x) for m in members_of(net.stop)]).mean(0)
+        assert torch.allclose(net.stop(x), mean)
+        a, b = (m(x) for m in members_of(net.stop)[:2])
+        assert not torch.allclose(a, b)  # fitted on different resamples
+    again = fit_head(trajs[:300], iterations=2, epochs=60, lr=1e-2, members=3, seed=4)
+    assert all(torch.equal(p, q) for p, q in zip(net.state_dict().values(), again.state_dict().values()))  # seeded
+    state = accusation_state(net)
+    assert state["net"]["members"] == 3
+    back = accusation_from_state(state)
+    assert all(torch.equal(p, q) for p, q in zip(net.state_dict().values(), back.state_dict().values()))
+    one = accusation_state(AccusationNet(hidden=8))
+    assert "members" not in one["net"] and "stop.0.weight" in one["state_dict"]  # the original layout
+    assert accusation_from_state(one).members == 1
+    for bad in (0, 1, 17, "3", True):
+        broken = {**state, "net": {**state["net"], "members": bad}}
+        with pytest.raises(ValueError, match="members"):
+            accusation_from_state(broken)
+
+
+def test_bagged_head_config_is_checked():
+    import yaml
+
+    from clue_env.training.config import TrainConfigError, load_train_config
+
+    with open(os.path.join(ROOT, "configs/train/accusation_classic_mixed_v3_6k.yaml")) as f:
+        base = yaml.safe_load(f)
+    base["accusation"]["members"] = 4
+    assert load_train_config(base).accusation.members == 4
+    for bad in (0, 17, 1.5, True, "2"):
+        base["accusation"]["members"] = bad
+        with pytest.raises(TrainConfigError, match="members"):
+            load_train_config(base)

@@ -52,3 +52,18 @@ def test_set1_columns_of_a_set3_vector_are_the_set1_vector():
     assert np.array_equal(v3[accusation_features.set1_columns(3)], v1)
     t = Trajectory(1, 0, v3[None], np.zeros(1, np.float32), np.zeros((1, 8, 2), np.float32), np.array([-1]), 0.0)
     assert np.array_equal(accusation_features.as_set1([t])[0].x[0], v1)
+
+
+def test_opponent_tells_script_separates_deduction_from_notebook(tmp_path):
+    """benchmarks/opponent_tells.py: a few games; deduction opponents are caught naming their own
+    cards, notebook ones (which never name a card they hold) almost never."""
+    import json
+
+    import opponent_tells
+
+    out = tmp_path / "tells.json"
+    assert opponent_tells.main(["--games", "12", "--seed", "5", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())["by_opponent"]
+    assert data["deduction"]["opponent_games"] + data["notebook"]["opponent_games"] == 36
+    assert data["deduction"]["opponents_caught_by_the_end"] > 0.3
+    assert data["notebook"]["opponents_caught_by_the_end"] < data["deduction"]["opponents_caught_by_the_end"]

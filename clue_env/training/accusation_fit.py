@@ -322,13 +322,16 @@ def fit_head(
     held_out: Sequence[Trajectory] = (),
     weights: Sequence[float] | None = None,
     history: list[dict[str, float]] | None = None,
+    members: int = 1,
 ) -> Any:
     """Fit an :class:`~clue_env.training.accusation_net.AccusationNet` on recorded trajectories
     (``weights``: one per trajectory, e.g. so that every line-up counts the same; default equal).
-    ``history``, when given, receives one entry per value iteration: the train (and held-out) gain."""
+    ``history``, when given, receives one entry per value iteration: the train (and held-out) gain.
+    ``members > 1``: each MLP of ``stop`` and ``cont`` is a bag of that many, member m fitted on a
+    bootstrap resample of the trajectories (Poisson(1) weights, seeded from ``seed`` and m)."""
     import torch
 
-    from .accusation_net import AccusationNet
+    from .accusation_net import AccusationNet, members_of
 
     torch.manual_seed(seed)
     if weights is not None and len(weights) != len(train):
@@ -338,7 +341,7 @@ def fit_head(
     x = np.concatenate([t.x for t in train])
     if x.shape[1] not in FEATURE_SETS:
         raise ValueError(f"trajectories with {x.shape[1]} inputs per opportunity match no accusation feature set")
-    net = AccusationNet(hidden=hidden, inputs=int(x.shape[1]))  # the feature set the games were recorded with
+    net = AccusationNet(hidden=hidden, inputs=int(x.shape[1]), members=members)  # the games' feature set
     correct = np.concatenate([t.correct for t in train])
     w = (
         None
@@ -347,7 +350,18 @@ def fit_head(
     )
     if w is not None and (not np.all(np.isfinite(w)) or (w < 0).any() or w.sum() <= 0):
         raise ValueError("weights must be finite, non-negative and not all zero")
-    _train_binary(net.stop, x, correct, epochs, lr, weight_decay, batch, seed, w)
+    lengths = [len(t.correct) for t in train]
+    # per member, its row weights: the fit's, times a bootstrap resample of the trajectories (bags only)
+    member_w: list[np.ndarray | None] = [w]
+    if members > 1:
+        member_w = []
+        for m in range(members):
+            boot = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(17, m))).poisson(1.0, len(train))
+            rows = np.repeat(boot.astype(np.float64), lengths)
+            rows = rows if w is None else rows * w
+            member_w.append(rows if rows.sum() > 0 else w)  # (an empty resample: only with a handful of games)
+    for m, part in enumerate(members_of(net.stop)):
+        _train_binary(part, x, correct, epochs, lr, weight_decay, batch, seed + 101 * m, member_w[m])
     _train_triple(net, np.concatenate([t.triples for t in train]), np.concatenate([t.label for t in train]), 200, seed)
     stops: list[np.ndarray] | None = None
     for it in range(iterations):
@@ -355,7 +369,9 @@ def fit_head(
         for p in net.cont.parameters():  # each iteration refits the waiting value from scratch
             if p.dim() > 1:
                 torch.nn.init.kaiming_uniform_(p, a=math.sqrt(5))
-        _train_binary(net.cont, x, np.concatenate(waits), epochs, lr, weight_decay, batch, seed + 1 + it, w)
+        target = np.concatenate(waits)
+        for m, part in enumerate(members_of(net.cont)):
+            _train_binary(part, x, target, epochs, lr, weight_decay, batch, seed + 1 + it + 101 * m, member_w[m])
         stops = stop_decisions(net, train)
         if log is not None or history is not None:
             gain, half = paired_gain(train, stops)

@@ -10,6 +10,10 @@ Two parts, both learned (``clue_env.training.accusation_fit``):
   :func:`~clue_env.training.accusation.triple_features`, trained by cross-entropy against the
   true envelope; the head accuses the best-scored legal triple.
 
+With ``members > 1`` each of ``stop`` and ``cont`` is a bag of that many MLPs, each fitted on a
+bootstrap resample of the recorded games, whose logits are averaged (a fit on a few thousand games
+is noisy, and a wrong accusation loses the game outright: averaging steadies the decision).
+
 Stored inside a policy file under the key ``"accusation"`` (see
 :mod:`clue_env.training.checkpoint`); a policy file without one plays as before.
 """
@@ -23,19 +27,44 @@ from torch import nn
 
 from .accusation import FEATURE_SETS, STOP_FEATURES
 
+#: the most MLPs a bag may hold
+MAX_MEMBERS = 16
+
 
 def _mlp(d: int, h: int) -> nn.Sequential:
     return nn.Sequential(nn.Linear(d, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU(), nn.Linear(h, 1))
 
 
+class Bag(nn.Module):
+    """Several MLPs of the same shape; the output is the mean of their logits."""
+
+    def __init__(self, d: int, h: int, members: int) -> None:
+        super().__init__()
+        self.members = nn.ModuleList(_mlp(d, h) for _ in range(members))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.stack([m(x) for m in self.members]).mean(0)
+
+
+def _part(d: int, h: int, members: int) -> nn.Module:
+    return _mlp(d, h) if members == 1 else Bag(d, h, members)  # one member: the original layout (older files load)
+
+
+def members_of(part: nn.Module) -> list[nn.Module]:
+    """The MLPs of ``stop`` or ``cont``: one, or a bag's members."""
+    return list(part.members) if isinstance(part, Bag) else [part]
+
+
 class AccusationNet(nn.Module):
     """``stop(x)``, ``cont(x)``: logits over :data:`STOP_FEATURES` inputs; ``triple(t)``: scores."""
 
-    def __init__(self, hidden: int = 64, inputs: int = STOP_FEATURES) -> None:
+    def __init__(self, hidden: int = 64, inputs: int = STOP_FEATURES, members: int = 1) -> None:
         super().__init__()
-        self.hidden, self.inputs = hidden, inputs
-        self.stop = _mlp(inputs, hidden)
-        self.cont = _mlp(inputs, hidden)
+        if not (isinstance(members, int) and 1 <= members <= MAX_MEMBERS):
+            raise ValueError(f"the accusation head's members {members!r} is not an int in 1..{MAX_MEMBERS}")
+        self.hidden, self.inputs, self.members = hidden, inputs, members
+        self.stop = _part(inputs, hidden, members)
+        self.cont = _part(inputs, hidden, members)
         self.triple = nn.Linear(2, 1, bias=False)
         with torch.no_grad():
             self.triple.weight.copy_(torch.tensor([[1.0, 0.0]]))  # start at "the most probable triple"
@@ -53,7 +82,10 @@ class AccusationNet(nn.Module):
         return self.triple(t).squeeze(-1)
 
     def config(self) -> dict[str, int]:
-        return {"hidden": self.hidden, "inputs": self.inputs}
+        cfg = {"hidden": self.hidden, "inputs": self.inputs}
+        if self.members > 1:  # a one-member head's entry stays as older clue_env versions wrote (and read) it
+            cfg["members"] = self.members
+        return cfg
 
 
 def accusation_state(net: AccusationNet, meta: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -68,15 +100,17 @@ def accusation_state(net: AccusationNet, meta: dict[str, Any] | None = None) -> 
 def accusation_from_state(data: dict[str, Any]) -> AccusationNet:
     """Rebuild the head from :func:`accusation_state` data (raises ValueError if it does not fit)."""
     cfg = data.get("net") if isinstance(data, dict) else None
-    if not isinstance(cfg, dict) or set(cfg) != {"hidden", "inputs"}:
+    if not isinstance(cfg, dict) or set(cfg) not in ({"hidden", "inputs"}, {"hidden", "inputs", "members"}):
         raise ValueError("the accusation head has no valid 'net' entry")
-    hidden, inputs = cfg["hidden"], cfg["inputs"]
+    hidden, inputs, members = cfg["hidden"], cfg["inputs"], cfg.get("members", 1)
     if not (isinstance(hidden, int) and 1 <= hidden <= 1024):
         raise ValueError(f"the accusation head's hidden size {hidden!r} is not an int in 1..1024")
     if inputs not in FEATURE_SETS:
         known = ", ".join(f"{size} (feature set {v})" for size, v in FEATURE_SETS.items())
         raise ValueError(f"the accusation head takes {inputs!r} inputs; this clue_env computes {known}")
-    net = AccusationNet(hidden=hidden, inputs=inputs)
+    if not (isinstance(members, int) and 2 <= members <= MAX_MEMBERS) and "members" in cfg:
+        raise ValueError(f"the accusation head's members {members!r} is not an int in 2..{MAX_MEMBERS}")
+    net = AccusationNet(hidden=hidden, inputs=inputs, members=members)
     try:
         net.load_state_dict(data["state_dict"])
     except (TypeError, RuntimeError, KeyError) as e:
@@ -85,4 +119,4 @@ def accusation_from_state(data: dict[str, Any]) -> AccusationNet:
     return net
 
 
-__all__ = ["AccusationNet", "accusation_from_state", "accusation_state"]
+__all__ = ["MAX_MEMBERS", "AccusationNet", "Bag", "accusation_from_state", "accusation_state", "members_of"]

@@ -178,6 +178,9 @@ class AccusationConfig:
     #: opponent's suggestions say about how it plays (does it name a card this seat showed it, or holds); 3, also
     #: whether it named a card this seat has proved it holds, and how much of its hand this seat knows
     features: int = 1
+    #: MLPs per part of the head (``stop`` and ``cont``): more than 1 fits a bag of them, each on a bootstrap
+    #: resample of the games, and averages their logits (a steadier decision from a noisy fit)
+    members: int = 1
     #: games recorded per saved chunk (a resumed run keeps the chunks already recorded)
     chunk_games: int = 250
     #: fitted value iterations of the stopping rule
@@ -387,6 +390,8 @@ def _check(obj: Any, where: str) -> None:
             raise TrainConfigError(f"{where}.hidden must be at most 1024, got {obj.hidden}")
         if not 0 <= obj.held_out < 1:
             raise TrainConfigError(f"{where}.held_out must be in [0, 1), got {obj.held_out}")
+        if not (isinstance(obj.members, int) and not isinstance(obj.members, bool) and 1 <= obj.members <= 16):
+            raise TrainConfigError(f"{where}.members must be an int in 1..16, got {obj.members!r}")
         if obj.features not in (1, 2, 3):
             raise TrainConfigError(f"{where}.features must be 1, 2 or 3 (the head's feature set), got {obj.features!r}")
         if not obj.lineups or any(not 2 <= len(lu) <= 6 for lu in obj.lineups):

@@ -633,7 +633,9 @@ class Trainer:
             trajs += parts[(li, c)]
             lineup_of.update((s, li) for s in seeds)
         bar.close()
-        kw = dict(hidden=a.hidden, iterations=a.iterations, epochs=a.epochs, lr=a.lr, weight_decay=a.weight_decay)
+        kw = dict(
+            hidden=a.hidden, iterations=a.iterations, epochs=a.epochs, lr=a.lr, weight_decay=a.weight_decay, members=a.members
+        )
         report: dict[str, Any] = {"trajectories": len(trajs), "games": a.games, "balance": a.balance}
 
         def weights(ts: list[Any]) -> list[float] | None:
