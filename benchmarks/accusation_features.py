@@ -10,7 +10,7 @@ proof, the paired difference between the two heads (the same seat-games), and ho
 accuses wrongly. Prints a table and writes JSON::
 
     python benchmarks/accusation_features.py --run runs/accusation_classic_mixed_v2 [--json out.json]
-        [--chunks N] [--epochs E]
+        [--chunks N] [--epochs E] [--weights run|balance|none] [--members K]
 
 Two fits of the head on the run's whole recording take long (about 8 minutes each per 3,000 games
 with the run's 20 epochs, on 2 busy cores); ``--chunks`` and ``--epochs`` give a quicker, rougher look.
@@ -103,6 +103,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--chunks", type=int, default=None, help="use only the first N recorded chunks of each line-up")
     ap.add_argument("--epochs", type=int, default=None, help="epochs per fit (default: the run's; fewer for a quick look)")
+    ap.add_argument(
+        "--weights", choices=("run", "balance", "none"), default="run",
+        help="line-up weights of both fits: the run's (default), every line-up the same, or every seat-game the same",
+    )  # fmt: skip
+    ap.add_argument("--members", type=int, default=None, help="MLPs per part of both heads (default: the run's)")
     args = ap.parse_args(argv)
     cfg, trajs, lineup_of = load_run(args.run, args.chunks)
     a = cfg.accusation
@@ -113,8 +118,10 @@ def main(argv: list[str] | None = None) -> int:
     train = [t for t in trajs if t.game not in held]
     test = [t for t in trajs if t.game in held]
 
+    balance = a.balance if args.weights == "run" else args.weights == "balance"
+
     def weights(ts: list[Trajectory]) -> list[float] | None:
-        if not a.balance:
+        if not balance:
             return None
         per = Counter(lineup_of[t.game] for t in ts)
         return [1.0 / per[lineup_of[t.game]] for t in ts]
@@ -123,6 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     kw = dict(hidden=a.hidden, iterations=a.iterations, epochs=epochs, lr=a.lr, weight_decay=a.weight_decay, members=a.members)
     games = len({t.game for t in trajs})
     print(f"{args.run}: {games} games, {len(trajs)} recorded seat-games; {len(held)} games held out ({len(test)} seat-games)")
+    print(f"weights: {'every line-up the same' if balance else 'every seat-game the same'}; members: {kw['members']}")
     n = FEATURE_SETS[trajs[0].x.shape[1]]
     new = f"set {n}"
     heads: dict[str, Any] = {}
@@ -162,7 +170,10 @@ def main(argv: list[str] | None = None) -> int:
             f" {w1[sel].mean():5.1%}/{w2[sel].mean():4.1%}"
         )
     if args.json:
-        out = {"run": str(args.run), "features": n, "games": games, "held_out_games": len(held), "rows": rows}
+        out = {
+            "run": str(args.run), "features": n, "balance": balance, "members": kw["members"], "games": games,
+            "held_out_games": len(held), "rows": rows,
+        }  # fmt: skip
         args.json.write_text(json.dumps(out, indent=2))
         print(f"wrote {args.json}")
     return 0
