@@ -37,6 +37,11 @@ SHIPPED_POLICY = os.path.join(MODELS, "clue_ppo.pt")
 SHIPPED_POLICY_2P = os.path.join(MODELS, "clue_ppo_2p.pt")
 #: the shipped policy for the 2023 rules with 3-6 players (configs/train/edition2023.yaml)
 SHIPPED_POLICY_2023 = os.path.join(MODELS, "clue_ppo_2023.pt")
+#: the classic network with its accusation head fitted against mixed opponents (feature set 3,
+#: configs/train/accusation_classic_mixed_v3_all.yaml): what ``ppo`` plays in classic games with 3-6 players
+SHIPPED_POLICY_MIXED = os.path.join(MODELS, "clue_ppo_mixed.pt")
+#: the file ``ppo`` plays for each shipped network, where it is not the network alone
+PLAY_POLICIES = {SHIPPED_POLICY: SHIPPED_POLICY_MIXED}
 #: the same networks with their accusation heads (configs/train/accusation_*.yaml): the ``ppo_accuse`` spec
 ACCUSE_POLICIES = {
     SHIPPED_POLICY: os.path.join(MODELS, "clue_ppo_accuse.pt"),
@@ -48,14 +53,15 @@ ACCUSE_POLICIES = {
 def shipped_policy(num_players: int, rules: Any = "classic", accuse: bool = False) -> str:
     """The policy file ``ppo`` (no path) plays with ``num_players`` players under ``rules``
     (a ruleset name or config): the two-player file for 2 players, the 2023 file for a ruleset
-    whose turn starts with a roll (R12: the 2023 turn structure), else the classic file;
-    ``accuse``: the same network with its accusation head (``ppo_accuse``)."""
+    whose turn starts with a roll (R12: the 2023 turn structure), else the classic network with its
+    mixed-opponent accusation head; ``accuse``: the network with its head fitted against
+    ``deduction`` (``ppo_accuse``)."""
     if num_players == 2:
         path = SHIPPED_POLICY_2P
     else:
         roll_first = rules.roll_first if hasattr(rules, "roll_first") else str(rules) == "edition2023"
         path = SHIPPED_POLICY_2023 if roll_first else SHIPPED_POLICY
-    return ACCUSE_POLICIES[path] if accuse else path
+    return ACCUSE_POLICIES[path] if accuse else PLAY_POLICIES.get(path, path)
 
 
 _NETS: dict[Any, Any] = {}

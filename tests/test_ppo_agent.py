@@ -11,7 +11,13 @@ torch = pytest.importorskip("torch")
 
 import clue_env  # noqa: E402
 from agents import make_agent  # noqa: E402
-from agents.ppo_agent import ACCUSE_POLICIES, SHIPPED_POLICY, SHIPPED_POLICY_2P, SHIPPED_POLICY_2023  # noqa: E402
+from agents.ppo_agent import (  # noqa: E402
+    ACCUSE_POLICIES,
+    SHIPPED_POLICY,
+    SHIPPED_POLICY_2P,
+    SHIPPED_POLICY_2023,
+    SHIPPED_POLICY_MIXED,
+)
 from agents.tournament import run_tournament  # noqa: E402
 from clue_env.codec import default_codec  # noqa: E402
 from clue_env.engine.cards import N_ROOMS, N_SUSPECTS, N_WEAPONS  # noqa: E402
@@ -57,7 +63,9 @@ def test_network_logits_cover_every_action_and_follow_the_layout():
     assert torch.allclose(d, torch.zeros(3), atol=1e-5)
 
 
-@pytest.mark.parametrize("path", [SHIPPED_POLICY, SHIPPED_POLICY_2P, SHIPPED_POLICY_2023, *ACCUSE_POLICIES.values()])
+@pytest.mark.parametrize(
+    "path", [SHIPPED_POLICY, SHIPPED_POLICY_2P, SHIPPED_POLICY_2023, SHIPPED_POLICY_MIXED, *ACCUSE_POLICIES.values()]
+)
 def test_shipped_policies_are_present_small_and_load(path):
     assert os.path.isfile(path), f"{path} is missing"
     assert os.path.getsize(path) < 8 * 1024 * 1024
@@ -69,12 +77,15 @@ def test_shipped_policies_are_present_small_and_load(path):
 def test_ppo_plays_the_two_player_policy_with_two_players_and_the_others_by_ruleset():
     assert make_agent("ppo", seat=0, num_players=2, rules="edition2023").path == SHIPPED_POLICY_2P
     for n in (3, 4, 6):
-        assert make_agent("ppo", seat=0, num_players=n).path == SHIPPED_POLICY
+        assert make_agent("ppo", seat=0, num_players=n).path == SHIPPED_POLICY_MIXED
         assert make_agent("ppo", seat=0, num_players=n, rules="edition2023").path == SHIPPED_POLICY_2023
         assert make_agent("ppo", seat=0, num_players=n, rules=load_rules("edition2023")).path == SHIPPED_POLICY_2023
 
 
 def test_ppo_accuse_plays_each_shipped_network_with_its_accusation_head():
+    """``ppo_accuse``: each network with its head fitted against deduction; ``ppo``: the 2023 and
+    two-player networks alone, and the classic network with its mixed-opponent head (feature set 3)."""
+    from clue_env.training.accusation import STOP_FEATURES_V3
     from clue_env.training.checkpoint import load_accusation
 
     for n, rules, base in (
@@ -85,10 +96,16 @@ def test_ppo_accuse_plays_each_shipped_network_with_its_accusation_head():
         a = make_agent("ppo_accuse", seat=0, num_players=n, rules=rules)
         assert a.path == ACCUSE_POLICIES[base] and a.accusation is not None
         plain = make_agent("ppo", seat=0, num_players=n, rules=rules)
-        assert plain.accusation is None and load_accusation(base) is None
+        assert load_accusation(base) is None  # the network files themselves carry no head
+        if base == SHIPPED_POLICY:
+            assert plain.path == SHIPPED_POLICY_MIXED and plain.accusation.inputs == STOP_FEATURES_V3
+        else:
+            assert plain.accusation is None
         # the same network: the head is the only difference
         sa, sb = a.net.state_dict(), plain.net.state_dict()
         assert all(torch.equal(sa[k], sb[k]) for k in sa)
+        sc = load_policy(base)[0].state_dict()
+        assert all(torch.equal(sa[k], sc[k]) for k in sa)
     assert make_agent(f"ppo:{SHIPPED_POLICY}", seat=0, num_players=2, rules="edition2023").path == SHIPPED_POLICY
 
 
