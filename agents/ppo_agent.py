@@ -40,8 +40,10 @@ SHIPPED_POLICY_2023 = os.path.join(MODELS, "clue_ppo_2023.pt")
 #: the classic network with its accusation head fitted against mixed opponents (feature set 3,
 #: configs/train/accusation_classic_mixed_v3_all.yaml): what ``ppo`` plays in classic games with 3-6 players
 SHIPPED_POLICY_MIXED = os.path.join(MODELS, "clue_ppo_mixed.pt")
+#: the 2023 network (3-6 players) with its mixed-opponent head (configs/train/accusation_2023_mixed_v3_all.yaml)
+SHIPPED_POLICY_2023_MIXED = os.path.join(MODELS, "clue_ppo_2023_mixed.pt")
 #: the file ``ppo`` plays for each shipped network, where it is not the network alone
-PLAY_POLICIES = {SHIPPED_POLICY: SHIPPED_POLICY_MIXED}
+PLAY_POLICIES = {SHIPPED_POLICY: SHIPPED_POLICY_MIXED, SHIPPED_POLICY_2023: SHIPPED_POLICY_2023_MIXED}
 #: the same networks with their accusation heads (configs/train/accusation_*.yaml): the ``ppo_accuse`` spec
 ACCUSE_POLICIES = {
     SHIPPED_POLICY: os.path.join(MODELS, "clue_ppo_accuse.pt"),
@@ -53,9 +55,9 @@ ACCUSE_POLICIES = {
 def shipped_policy(num_players: int, rules: Any = "classic", accuse: bool = False) -> str:
     """The policy file ``ppo`` (no path) plays with ``num_players`` players under ``rules``
     (a ruleset name or config): the two-player file for 2 players, the 2023 file for a ruleset
-    whose turn starts with a roll (R12: the 2023 turn structure), else the classic network with its
-    mixed-opponent accusation head; ``accuse``: the network with its head fitted against
-    ``deduction`` (``ppo_accuse``)."""
+    whose turn starts with a roll (R12: the 2023 turn structure), else the classic file; for 3-6
+    players, the network with its mixed-opponent accusation head; ``accuse``: the network with
+    its head fitted against ``deduction`` (``ppo_accuse``)."""
     if num_players == 2:
         path = SHIPPED_POLICY_2P
     else:

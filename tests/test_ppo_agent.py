@@ -16,6 +16,7 @@ from agents.ppo_agent import (  # noqa: E402
     SHIPPED_POLICY,
     SHIPPED_POLICY_2P,
     SHIPPED_POLICY_2023,
+    SHIPPED_POLICY_2023_MIXED,
     SHIPPED_POLICY_MIXED,
 )
 from agents.tournament import run_tournament  # noqa: E402
@@ -64,7 +65,15 @@ def test_network_logits_cover_every_action_and_follow_the_layout():
 
 
 @pytest.mark.parametrize(
-    "path", [SHIPPED_POLICY, SHIPPED_POLICY_2P, SHIPPED_POLICY_2023, SHIPPED_POLICY_MIXED, *ACCUSE_POLICIES.values()]
+    "path",
+    [
+        SHIPPED_POLICY,
+        SHIPPED_POLICY_2P,
+        SHIPPED_POLICY_2023,
+        SHIPPED_POLICY_MIXED,
+        SHIPPED_POLICY_2023_MIXED,
+        *ACCUSE_POLICIES.values(),
+    ],  # fmt: skip
 )
 def test_shipped_policies_are_present_small_and_load(path):
     assert os.path.isfile(path), f"{path} is missing"
@@ -78,13 +87,13 @@ def test_ppo_plays_the_two_player_policy_with_two_players_and_the_others_by_rule
     assert make_agent("ppo", seat=0, num_players=2, rules="edition2023").path == SHIPPED_POLICY_2P
     for n in (3, 4, 6):
         assert make_agent("ppo", seat=0, num_players=n).path == SHIPPED_POLICY_MIXED
-        assert make_agent("ppo", seat=0, num_players=n, rules="edition2023").path == SHIPPED_POLICY_2023
-        assert make_agent("ppo", seat=0, num_players=n, rules=load_rules("edition2023")).path == SHIPPED_POLICY_2023
+        assert make_agent("ppo", seat=0, num_players=n, rules="edition2023").path == SHIPPED_POLICY_2023_MIXED
+        assert make_agent("ppo", seat=0, num_players=n, rules=load_rules("edition2023")).path == SHIPPED_POLICY_2023_MIXED
 
 
 def test_ppo_accuse_plays_each_shipped_network_with_its_accusation_head():
-    """``ppo_accuse``: each network with its head fitted against deduction; ``ppo``: the 2023 and
-    two-player networks alone, and the classic network with its mixed-opponent head (feature set 3)."""
+    """``ppo_accuse``: each network with its head fitted against deduction; ``ppo``: the two-player
+    network alone, and the classic and 2023 networks with their mixed-opponent heads (feature set 3)."""
     from clue_env.training.accusation import STOP_FEATURES_V3
     from clue_env.training.checkpoint import load_accusation
 
@@ -97,8 +106,9 @@ def test_ppo_accuse_plays_each_shipped_network_with_its_accusation_head():
         assert a.path == ACCUSE_POLICIES[base] and a.accusation is not None
         plain = make_agent("ppo", seat=0, num_players=n, rules=rules)
         assert load_accusation(base) is None  # the network files themselves carry no head
-        if base == SHIPPED_POLICY:
-            assert plain.path == SHIPPED_POLICY_MIXED and plain.accusation.inputs == STOP_FEATURES_V3
+        if base in (SHIPPED_POLICY, SHIPPED_POLICY_2023):
+            mixed = SHIPPED_POLICY_MIXED if base == SHIPPED_POLICY else SHIPPED_POLICY_2023_MIXED
+            assert plain.path == mixed and plain.accusation.inputs == STOP_FEATURES_V3
         else:
             assert plain.accusation is None
         # the same network: the head is the only difference
