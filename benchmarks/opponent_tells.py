@@ -26,9 +26,10 @@ sys.path.insert(0, str(ROOT))
 
 import clue_env  # noqa: E402
 from agents import make_agent  # noqa: E402
-from clue_env.engine.cards import N_CARDS, ROOM_BASE, WEAPON_BASE  # noqa: E402
+from clue_env.engine.cards import ROOM_BASE, WEAPON_BASE  # noqa: E402
 from clue_env.engine.events import Suggest  # noqa: E402
 from clue_env.engine.witness import Witness  # noqa: E402
+from clue_env.training.accusation import RaceTracker  # noqa: E402
 
 KINDS = ("deduction", "notebook")
 
@@ -54,12 +55,11 @@ def play(seed: int, types: list[str]) -> dict[str, list[tuple[int, int, int]]]:
             named = (ev.suspect, WEAPON_BASE + ev.weapon, ROOM_BASE + ev.room)
             now[ev.seat] += any(w.knowledge.location(c) == ev.seat for c in named)
         w.feed(events[: i + 1])
+    race = RaceTracker(p, 0, view.hand)  # the head's own count (feature set 3) at the game's end
+    race.feed(events)
     out: dict[str, list[tuple[int, int, int]]] = {t: [] for t in KINDS}
-    k = w.knowledge
     for s in range(1, p):
-        held = {c for c in range(N_CARDS) if k.location(c) == s}
-        sug = [(e.suspect, WEAPON_BASE + e.weapon, ROOM_BASE + e.room) for e in events if isinstance(e, Suggest) and e.seat == s]
-        out[types[s]].append((len(sug), now[s], sum(1 for t in sug if not held.isdisjoint(t))))
+        out[types[s]].append((len(race.named[s]), now[s], race.held_named(s, w.knowledge)[0]))
     return out
 
 

@@ -66,6 +66,8 @@ STOP_FEATURES_V3 = STOP_FEATURES + MAX_SEATS * (PER_SEAT_V3 - PER_SEAT)
 FEATURE_SETS = {STOP_FEATURES: 1, STOP_FEATURES_V2: 2, STOP_FEATURES_V3: 3}
 #: per-seat row width of each feature set
 ROW_WIDTH = {1: PER_SEAT, 2: PER_SEAT_V2, 3: PER_SEAT_V3}
+#: the most MLPs a bagged head may hold per part (:class:`~clue_env.training.accusation_net.AccusationNet`)
+MAX_MEMBERS = 16
 
 
 def stop_size(features: int) -> int:
@@ -143,7 +145,9 @@ class RaceTracker:
     def held_named(self, seat: int, knowledge: Knowledge) -> tuple[int, int]:
         """(how many of ``seat``'s suggestions named a card ``knowledge`` proves ``seat`` holds,
         how many cards it is proved to hold)."""
-        held = {c for c in range(N_CARDS) if knowledge.location(c) == seat}
+        return self._caught(seat, _proved_holdings(knowledge).get(seat, set()))
+
+    def _caught(self, seat: int, held: set[int]) -> tuple[int, int]:
         return sum(1 for t in self.named[seat] if not held.isdisjoint(t)), len(held)
 
     def per_seat(self, me: int, turn: int, features: int = 1, knowledge: Knowledge | None = None) -> np.ndarray:
@@ -156,6 +160,7 @@ class RaceTracker:
         if features == 3 and knowledge is None:
             raise ValueError("feature set 3 needs the seat's knowledge")
         out = np.zeros((MAX_SEATS, ROW_WIDTH[features]))
+        holdings = _proved_holdings(knowledge) if knowledge is not None and features == 3 else {}
         for k in range(self.n):
             s = (me + k) % self.n
             last = self.last_shown[s]
@@ -178,11 +183,21 @@ class RaceTracker:
                 if s == me:
                     row = (*row, 0.0, 0.0, 1.0)
                 else:
-                    caught, known = self.held_named(s, knowledge)
+                    caught, known = self._caught(s, holdings.get(s, set()))
                     cap = max(knowledge.caps[s], 1)
                     row = (*row, float(caught > 0), caught / max(self.suggestions[s], 1.0), known / cap)
             out[k] = row
         return out
+
+
+def _proved_holdings(knowledge: Knowledge) -> dict[int, set[int]]:
+    """{holder: the cards ``knowledge`` proves it holds}, in one pass over the deck."""
+    out: dict[int, set[int]] = {}
+    for c in range(N_CARDS):
+        h = knowledge.location(c)
+        if h is not None:
+            out.setdefault(h, set()).add(c)
+    return out
 
 
 def triple_posterior(k: Knowledge, rng: np.random.Generator) -> tuple[dict[tuple[int, ...], float], bool | None]:
@@ -263,6 +278,7 @@ __all__ = [
     "EXACT_BUDGET",
     "FEATURE_SETS",
     "IMPORTANCE_SAMPLES",
+    "MAX_MEMBERS",
     "MAX_TRIPLES",
     "PER_SEAT_V2",
     "PER_SEAT_V3",

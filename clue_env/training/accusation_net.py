@@ -25,10 +25,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from .accusation import FEATURE_SETS, STOP_FEATURES
-
-#: the most MLPs a bag may hold
-MAX_MEMBERS = 16
+from .accusation import FEATURE_SETS, MAX_MEMBERS, STOP_FEATURES
 
 
 def _mlp(d: int, h: int) -> nn.Sequential:

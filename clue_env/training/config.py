@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from ..engine.errors import ConfigError
+from .accusation import MAX_MEMBERS, ROW_WIDTH
 
 #: the largest seed a config may give: numpy's legacy seeding (used by SB3's ``set_random_seed``)
 #: takes 32-bit seeds
@@ -390,10 +391,11 @@ def _check(obj: Any, where: str) -> None:
             raise TrainConfigError(f"{where}.hidden must be at most 1024, got {obj.hidden}")
         if not 0 <= obj.held_out < 1:
             raise TrainConfigError(f"{where}.held_out must be in [0, 1), got {obj.held_out}")
-        if not (isinstance(obj.members, int) and not isinstance(obj.members, bool) and 1 <= obj.members <= 16):
-            raise TrainConfigError(f"{where}.members must be an int in 1..16, got {obj.members!r}")
-        if obj.features not in (1, 2, 3):
-            raise TrainConfigError(f"{where}.features must be 1, 2 or 3 (the head's feature set), got {obj.features!r}")
+        if not (isinstance(obj.members, int) and not isinstance(obj.members, bool) and 1 <= obj.members <= MAX_MEMBERS):
+            raise TrainConfigError(f"{where}.members must be an int in 1..{MAX_MEMBERS}, got {obj.members!r}")
+        if obj.features not in ROW_WIDTH:
+            sets = ", ".join(map(str, sorted(ROW_WIDTH)))
+            raise TrainConfigError(f"{where}.features must be one of {sets} (the head's feature set), got {obj.features!r}")
         if not obj.lineups or any(not 2 <= len(lu) <= 6 for lu in obj.lineups):
             raise TrainConfigError(f"{where}.lineups: each line-up needs 2-6 seats, got {obj.lineups}")
         if obj.record:
