@@ -197,14 +197,7 @@ class PPOAgent(Agent):
         """The accusation head's choice: a legal accusation now, or ``None`` to wait."""
         from clue_env.engine.cards import ROOM_BASE, WEAPON_BASE
         from clue_env.engine.game import Phase
-        from clue_env.training.accusation import (
-            FEATURE_SETS,
-            TOP_TRIPLES,
-            RaceTracker,
-            stop_features,
-            triple_features,
-            triple_posterior,
-        )
+        from clue_env.training.accusation import FEATURE_SETS, RaceTracker, head_inputs
         from clue_env.training.features import BASE_SIZE
 
         torch = self._torch
@@ -216,14 +209,12 @@ class PPOAgent(Agent):
         if self.race is None:
             self.race = RaceTracker(self.num_players, self.seat, view.hand)
         self.race.feed(view.events)
-        triples, how = triple_posterior(k, self.rng)
-        top = sorted(triples.items(), key=lambda kv: -kv[1])[:TOP_TRIPLES]
-        best_p = top[0][1] if top else 0.0
-        race = self.race.per_seat(self.seat, view.turn, FEATURE_SETS[self.accusation.inputs], k)  # the head's own set
-        z = stop_features(f, best_p, how, len(triples), race, view.turn, view.phase == Phase.START, self.num_players)
+        features = FEATURE_SETS[self.accusation.inputs]  # the head's own set
+        h = head_inputs(k, self.race, self.seat, f, view.turn, view.phase == Phase.START, self.num_players, features, self.rng)
+        top = h.top
         with torch.inference_mode():
-            q_stop, q_wait = self.accusation.q_values(torch.from_numpy(z).unsqueeze(0))
-            scores = self.accusation.triple_scores(torch.from_numpy(triple_features(top, f))).numpy() if top else None
+            q_stop, q_wait = self.accusation.q_values(torch.from_numpy(h.x).unsqueeze(0))
+            scores = self.accusation.triple_scores(torch.from_numpy(h.triples)).numpy() if top else None
         self.last_accusation = (float(q_stop[0]), float(q_wait[0]), None)
         if scores is None or not float(q_stop[0]) > float(q_wait[0]):
             return None

@@ -214,7 +214,7 @@ def test_ppo_with_an_eager_head_accuses_early_and_legally(n, rules):
     assert accused  # the head accused (at the first position with few enough possible triples)
 
 
-@pytest.mark.parametrize("features", [1, 2, 3])
+@pytest.mark.parametrize("features", [1, 2, 3, 4])
 def test_the_agent_computes_the_head_inputs_the_recorder_saw(features):
     """Recording and play share one feature path: a ppo agent built with a head records, at each
     accusation opportunity, the same inputs as record_game for that seat (the head's own feature
@@ -502,6 +502,108 @@ def test_feature_set_3_tells_a_notebook_opponent_from_a_deduction_one():
     assert caught["deduction"] and caught["notebook"]
     assert np.mean(caught["deduction"]) > 0.4
     assert np.mean(caught["notebook"]) <= 0.1
+
+
+# ---------------------------------------------------------------- feature set 4
+def test_feature_set_4_tells_say_an_uncaught_opponent_lacks_the_suspects_and_weapons_it_named():
+    """tell_knowledge: an opponent never caught naming a card it holds is taken to hold none of
+    the suspects and weapons it named (not the room: it names where it stands); a caught one is
+    left alone; tells that contradict the evidence give None; the seat's own knowledge is kept."""
+    from clue_env.engine.cards import ROOM_BASE, WEAPON_BASE
+    from clue_env.training.accusation import tell_knowledge
+
+    me = 0
+    k = Knowledge([5, 5, 4, 4])
+    k.holds(me, 1)
+    race = RaceTracker(4, me, [1])
+    race.feed([Turn(1, 1), Suggest(1, 3, 4, 5), Turn(2, 2), Suggest(2, 2, 0, 0), Turn(3, 3), Suggest(3, 0, 1, 2)])
+    k.holds(2, 2)  # seat 2 named suspect 2, which it is proved to hold: caught
+    before = list(k.poss)
+    k2, applied = tell_knowledge(k, race, me)
+    assert k2 is not None and applied == 2  # seats 1 and 3
+    assert k.poss == before  # the seat's own knowledge is unchanged
+    assert 1 not in k2.possible_locations(3) and 1 not in k2.possible_locations(WEAPON_BASE + 4)
+    assert 1 in k2.possible_locations(ROOM_BASE + 5)  # rooms are not told
+    assert 3 not in k2.possible_locations(0) and 3 not in k2.possible_locations(WEAPON_BASE + 1)
+    assert 2 in k2.possible_locations(WEAPON_BASE + 0)  # caught: nothing assumed
+    # seat 1 showed someone one of its named cards, and lacks the room: its tells cannot all hold
+    k.has_one_of(1, [3, WEAPON_BASE + 4, ROOM_BASE + 5])
+    k.lacks(1, [ROOM_BASE + 5])
+    assert tell_knowledge(k, race, me) == (None, 2)
+    assert tell_knowledge(k, RaceTracker(4, me, [1]), me)[1] == 0  # nobody suggested: nothing told
+
+
+def _true_deal(game, holders):
+    deal = [holders] * 21
+    for seat, hand in enumerate(game.hands):
+        for c in hand:
+            deal[c] = seat
+    return deal
+
+
+def test_feature_set_4_tells_about_notebook_opponents_are_true_and_about_probers_not():
+    """The point of set 4: against notebook the tells are facts (the true deal stays consistent
+    with them all game); against deduction, which probes with its own cards, they are often false."""
+    from clue_env.training.accusation import tell_knowledge
+    from clue_env.training.features import SeatFeatures
+
+    broken = {}
+    for opp in ("notebook", "deduction"):
+        broken[opp] = checks = 0
+        for seed in range(4):
+            env = clue_env.raw_env(num_players=4)
+            agents = [make_agent(s, seat=i, num_players=4, rules=env.rules, seed=seed + i) for i, s in enumerate(["deduction"] + [opp] * 3)]
+            for a in agents:
+                a.reset()
+            env.reset(seed=300 + seed)
+            sf, race = SeatFeatures(0, 4), RaceTracker(4, 0, env.game.hands[0])
+            while not env.game.over:
+                name, seat = env.agent_selection, env.game.acting
+                obs, info = env.observe(name), env.infos[name]
+                if seat == 0:
+                    sf.update(obs["observation"], info["seat_view"].events)
+                    race.feed(info["seat_view"].events)
+                    k2, applied = tell_knowledge(sf.knowledge, race, 0)
+                    if applied:
+                        checks += 1
+                        broken[opp] += k2 is None or not k2.is_consistent(_true_deal(env.game, k2.ENV))
+                env.step(agents[seat].act(obs, info))
+        assert checks > 20
+        broken[opp] /= checks
+    assert broken["notebook"] == 0.0
+    assert broken["deduction"] > 0.2
+
+
+def test_feature_set_4_head_inputs_sizes_and_a_fitted_head_scores_three_inputs_a_triple():
+    """head_inputs: set 3's vector is unchanged, set 4 appends TELL_FEATURES and gives the scorer a
+    third input (the tell posterior); a head fitted on set-4 games takes that size, its stop target
+    is whether the scorer's pick is right, and it round-trips through its stored form."""
+    from clue_env.training.accusation import STOP_FEATURES_V3, STOP_FEATURES_V4, TELL_FEATURES
+    from clue_env.training.accusation_fit import scorer_correct
+    from clue_env.training.accusation_net import accusation_from_state
+
+    assert STOP_FEATURES_V4 == STOP_FEATURES_V3 + TELL_FEATURES
+    lineup = [SpecFactory(s) for s in ["deduction", "notebook", "notebook", "notebook"]]
+    r3 = record_game(lineup, "classic", 77, [1, 2, 3, 4], [True, False, False, False], 3)[0]
+    r4 = record_game(lineup, "classic", 77, [1, 2, 3, 4], [True, False, False, False], 4)[0]
+    assert r4.x.shape == (len(r3.x), STOP_FEATURES_V4) and r4.triples.shape[1:] == (8, 3)
+    # same game and seeds: set 3's part agrees wherever the posterior was counted exactly (an estimate
+    # draws from the seat's generator, which set 4's second posterior also draws from)
+    exact = (r3.x[:, 2] == 1) & (r4.x[:, 2] == 1)
+    assert exact.sum() >= 5
+    assert np.array_equal(r4.x[exact, :STOP_FEATURES_V3], r3.x[exact])
+    assert np.array_equal(r4.correct[exact], r3.correct[exact])
+    assert np.isfinite(r4.x).all() and (r4.x[:, STOP_FEATURES_V3] <= 1).all()
+    head = fit_head([r4], hidden=8, iterations=1, epochs=2)
+    assert head.inputs == STOP_FEATURES_V4 and tuple(head.triple.weight.shape) == (1, 3)
+    again = accusation_from_state(accusation_state(head))
+    assert torch.equal(again.triple.weight, head.triple.weight)
+    picked = scorer_correct(head, [r4])[0]
+    with torch.no_grad():
+        scores = head.triple(torch.from_numpy(r4.triples)).squeeze(-1)
+        scores = scores.masked_fill(torch.from_numpy(r4.triples).abs().sum(-1) == 0, -1e9)
+    expect = (scores.argmax(-1).numpy() == r4.label) & (r4.label >= 0)
+    assert np.array_equal(picked.correct, expect.astype(np.float32))
 
 
 # ---------------------------------------------------------------- bagged heads

@@ -141,7 +141,7 @@ CASES = [
 def _policy_features(obs, infos, viewer, n):
     """The learned policy's extra pieces (clue_env.training.features) along the replay, followed
     by the accusation head's inputs (clue_env.training.accusation) and its candidate triples."""
-    from clue_env.training.accusation import RaceTracker, stop_features, triple_features, triple_posterior
+    from clue_env.training.accusation import RaceTracker, head_inputs, stop_features, triple_features, triple_posterior
     from clue_env.training.features import SeatFeatures
 
     sf = SeatFeatures(viewer, n)
@@ -158,7 +158,9 @@ def _policy_features(obs, infos, viewer, n):
         z2 = stop_features(f, best, how, len(triples), race.per_seat(viewer, race.turn, 2), race.turn, False, n)
         # feature set 3 also reads what the seat's engine proved about who holds what: its own knowledge too
         z3 = stop_features(f, best, how, len(triples), race.per_seat(viewer, race.turn, 3, sf.knowledge), race.turn, False, n)
-        out.append(np.concatenate([f, z, z2, z3, triple_features(top, f).ravel()]))
+        # feature set 4 adds a second posterior from the opponents' suggestions: still only what the seat saw
+        h4 = head_inputs(sf.knowledge, race, viewer, f, race.turn, False, n, 4, np.random.default_rng(0))
+        out.append(np.concatenate([f, z, z2, z3, triple_features(top, f).ravel(), h4.x, h4.triples.ravel()]))
     return out
 
 

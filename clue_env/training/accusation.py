@@ -18,6 +18,15 @@ accusation is legal whether to accuse now, from these inputs:
   seat's engine has since proved it holds (``notebook`` never names a card it holds; ``deduction``
   probes with its own cards), and how much of its hand this seat knows (how many chances it had
   to be caught doing so);
+* (feature set 4) **what the opponents' suggestions would say if they never name their own
+  cards**: ``notebook`` names only a suspect and a weapon it has not seen, so it holds neither.
+  :func:`tell_knowledge` adds "holds none of the suspects and weapons it named" for every opponent
+  not yet caught naming one it holds, and the head gets that second posterior beside the first
+  (its best triple's probability, how it was got, whether the two agree, and how much less likely
+  the evidence is under it: the ratio of the deals consistent with it to all consistent deals);
+  the triple scorer gets each candidate's probability under both. Against a prober the tells
+  are wrong, and the ratio says so as evidence accumulates: the head is fitted on mixed line-ups
+  to learn when to believe them;
 * the game's turn, the phase (start of my turn, or after my suggestion) and the player count.
 
 Everything here reads only what R31 lets the seat know: its own (redacted) event history and
@@ -28,6 +37,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -62,16 +72,21 @@ STOP_FEATURES_V2 = STOP_FEATURES + MAX_SEATS * (PER_SEAT_V2 - PER_SEAT)
 #: this seat knows it holds, and the known share of its hand (see :meth:`RaceTracker.per_seat`)
 PER_SEAT_V3 = PER_SEAT_V2 + 3
 STOP_FEATURES_V3 = STOP_FEATURES + MAX_SEATS * (PER_SEAT_V3 - PER_SEAT)
+#: feature set 4 adds to set 3 the "tell" posterior's summary (see :func:`tell_features`)
+TELL_FEATURES = 12
+STOP_FEATURES_V4 = STOP_FEATURES_V3 + TELL_FEATURES
 #: the head's input size -> its feature set (a head file says its input size; the agent computes the set it was fitted on)
-FEATURE_SETS = {STOP_FEATURES: 1, STOP_FEATURES_V2: 2, STOP_FEATURES_V3: 3}
+FEATURE_SETS = {STOP_FEATURES: 1, STOP_FEATURES_V2: 2, STOP_FEATURES_V3: 3, STOP_FEATURES_V4: 4}
 #: per-seat row width of each feature set
-ROW_WIDTH = {1: PER_SEAT, 2: PER_SEAT_V2, 3: PER_SEAT_V3}
+ROW_WIDTH = {1: PER_SEAT, 2: PER_SEAT_V2, 3: PER_SEAT_V3, 4: PER_SEAT_V3}
+#: inputs per candidate triple of the triple scorer, per feature set
+TRIPLE_WIDTH = {1: 2, 2: 2, 3: 2, 4: 3}
 #: the most MLPs a bagged head may hold per part (:class:`~clue_env.training.accusation_net.AccusationNet`)
 MAX_MEMBERS = 16
 
 
 def stop_size(features: int) -> int:
-    """The accusation head's input size for feature set ``features`` (1 or 2)."""
+    """The accusation head's input size for feature set ``features`` (one of :data:`ROW_WIDTH`)."""
     for size, version in FEATURE_SETS.items():
         if version == features:
             return size
@@ -157,10 +172,10 @@ class RaceTracker:
             raise ValueError(f"unknown accusation feature set {features!r}; known: {sorted(ROW_WIDTH)}")
         if features >= 2 and me != self.me:
             raise ValueError(f"feature set {features} is this tracker's seat's own (seat {self.me}), not seat {me}'s")
-        if features == 3 and knowledge is None:
-            raise ValueError("feature set 3 needs the seat's knowledge")
+        if features >= 3 and knowledge is None:
+            raise ValueError(f"feature set {features} needs the seat's knowledge")
         out = np.zeros((MAX_SEATS, ROW_WIDTH[features]))
-        holdings = _proved_holdings(knowledge) if knowledge is not None and features == 3 else {}
+        holdings = _proved_holdings(knowledge) if knowledge is not None and features >= 3 else {}
         for k in range(self.n):
             s = (me + k) % self.n
             last = self.last_shown[s]
@@ -178,7 +193,7 @@ class RaceTracker:
             if features >= 2:
                 sug = max(self.suggestions[s], 1.0)
                 row = (*row, self.renamed[s] / sug, self.named_mine[s] / sug)
-            if features == 3:
+            if features >= 3:
                 assert knowledge is not None
                 if s == me:
                     row = (*row, 0.0, 0.0, 1.0)
@@ -205,13 +220,19 @@ def triple_posterior(k: Knowledge, rng: np.random.Generator) -> tuple[dict[tuple
     exactly, ``False`` estimated by importance sampling (or, when all its draws hit dead ends, by
     the engine's Markov chain), ``None`` not computed (more than :data:`MAX_TRIPLES` possible
     triples, or no estimate could be drawn; an empty dict then)."""
+    post, how, _total = _posterior_count(k, rng)
+    return post, how
+
+
+def _posterior_count(k: Knowledge, rng: np.random.Generator) -> tuple[dict[tuple[int, ...], float], bool | None, int | None]:
+    """:func:`triple_posterior` and, when counted exactly, the number of consistent deals."""
     cand = k.envelope_candidates()
     if len(cand[0]) * len(cand[1]) * len(cand[2]) > MAX_TRIPLES:
-        return {}, None
+        return {}, None, None
     try:
         tables = k._count_tables(EXACT_BUDGET)
         total = sum(t[4] for t in tables)
-        return {tuple(t[0]): t[4] / total for t in tables}, True
+        return {tuple(t[0]): t[4] / total for t in tables}, True, total
     except BudgetExceeded:
         pass
     try:
@@ -220,8 +241,79 @@ def triple_posterior(k: Knowledge, rng: np.random.Generator) -> tuple[dict[tuple
         try:
             est = k.estimate_posterior(rng, IMPORTANCE_SAMPLES).triples
         except Contradiction:
-            return {}, None
-    return {tuple(t): p for t, p in est.items()}, False
+            return {}, None, None
+    return {tuple(t): p for t, p in est.items()}, False, None
+
+
+def tell_knowledge(k: Knowledge, race: RaceTracker, me: int) -> tuple[Knowledge | None, int]:
+    """``k`` plus "holds none of the suspects and weapons it named" for every opponent that named
+    some and was never caught naming one ``k`` proves it holds (a player that names only cards
+    it has not seen, as ``notebook`` does, holds none of them; a prober's tells are false), and
+    how many opponents that was. ``None`` when the added facts contradict the evidence (then at
+    least one of those opponents is not such a player). ``k`` itself is not changed."""
+    holdings = _proved_holdings(k)
+    k2 = k.copy()
+    applied = 0
+    for s in range(race.n):
+        if s == me:
+            continue
+        named = {c for t in race.named[s] for c in t[:2]}  # suspects and weapons (rooms: where it stood)
+        if not named or not named.isdisjoint(holdings.get(s, set())):
+            continue
+        k2.lacks(s, sorted(named))
+        applied += 1
+    if not applied:
+        return k2, 0
+    try:
+        k2.propagate()
+    except Contradiction:
+        return None, applied
+    return k2, applied
+
+
+def tell_features(
+    post: dict[tuple[int, ...], float],
+    how: bool | None,
+    total: int | None,
+    tell: dict[tuple[int, ...], float],
+    tell_how: bool | None,
+    tell_total: int | None,
+    contradiction: bool,
+    applied: int,
+    num_players: int,
+) -> np.ndarray:
+    """Feature set 4's :data:`TELL_FEATURES` extra inputs: the tell posterior's best triple's
+    probability (and logit), how it was got (three flags), how many triples it allows, whether
+    the tells contradict the evidence, the share of opponents they were applied to, whether
+    its best triple is the plain posterior's, that triple's plain probability, and log(deals
+    consistent with the tells / all consistent deals) when both were counted (with a flag)."""
+    best = max(tell.items(), key=lambda kv: kv[1]) if tell else None
+    p = best[1] if best else 0.0
+    logit = math.log(max(p, 1e-4) / max(1.0 - p, 1e-4))
+    std_best = max(post.items(), key=lambda kv: kv[1])[0] if post else None
+    agree = float(best is not None and std_best is not None and tuple(sorted(best[0])) == tuple(sorted(std_best)))
+    p_plain = post.get(best[0], 0.0) if best else 0.0
+    ratio_known = False
+    log_ratio = 0.0
+    if total is not None and tell_total is not None and total > 0:
+        ratio_known, log_ratio = True, math.log(max(tell_total, 1) / total) / 10
+    if contradiction:
+        log_ratio, ratio_known = -3.0, True  # no consistent deal at all: strong evidence against the tells
+    x = [
+        p,
+        logit / 5,
+        float(tell_how is True),
+        float(tell_how is False),
+        float(tell_how is None),
+        min(len(tell), 100) / 100,
+        float(contradiction),
+        applied / max(num_players - 1, 1),
+        agree,
+        p_plain,
+        max(log_ratio, -3.0),
+        float(ratio_known),
+    ]
+    return np.asarray(x, dtype=np.float32)
 
 
 def stop_features(
@@ -263,15 +355,69 @@ def stop_features(
     return x.astype(np.float32)
 
 
-def triple_features(triples: Sequence[tuple[tuple[int, ...], float]], policy_features: np.ndarray) -> np.ndarray:
+def triple_features(
+    triples: Sequence[tuple[tuple[int, ...], float]],
+    policy_features: np.ndarray,
+    tell: dict[tuple[int, ...], float] | None = None,
+) -> np.ndarray:
     """(T, 2) inputs of the triple scorer for candidate triples: log posterior, and the sum of
-    the log approximate envelope marginals of the three cards."""
+    the log approximate envelope marginals of the three cards; with ``tell`` (feature set 4),
+    (T, 3): also the log of each triple's probability under the tell posterior."""
     env = policy_features[np.arange(N_CARDS) * _BELIEF_COLS + MAX_SEATS]
-    out = np.zeros((len(triples), 2), dtype=np.float32)
+    out = np.zeros((len(triples), 2 if tell is None else 3), dtype=np.float32)
     for i, (t, p) in enumerate(triples):
         out[i, 0] = math.log(max(p, 1e-6))
         out[i, 1] = float(sum(math.log(max(float(env[c]), 1e-6)) for c in t))
+        if tell is not None:
+            out[i, 2] = math.log(max(tell.get(t, 0.0), 1e-6))
     return out
+
+
+@dataclass
+class HeadInputs:
+    """What the accusation head reads at one opportunity."""
+
+    #: the stop / cont input vector (:func:`stop_size` of the feature set)
+    x: np.ndarray
+    #: the candidate triples (card ids) with their plain posterior, the scorer's rows in order
+    top: list[tuple[tuple[int, ...], float]]
+    #: (len(top), TRIPLE_WIDTH[features]) the triple scorer's inputs
+    triples: np.ndarray
+    #: the plain posterior's most likely triple (sorted card ids), () when none
+    best: tuple[int, ...]
+
+
+def head_inputs(
+    k: Knowledge,
+    race: RaceTracker,
+    seat: int,
+    policy_features: np.ndarray,
+    turn: int,
+    start_of_turn: bool,
+    num_players: int,
+    features: int,
+    rng: np.random.Generator,
+) -> HeadInputs:
+    """The accusation head's inputs of feature set ``features`` for ``seat`` (whose evidence is
+    ``k``, whose event history ``race`` has read), as the ``ppo`` agent and the recorder compute them."""
+    post, how, total = _posterior_count(k, rng)
+    top = sorted(post.items(), key=lambda kv: -kv[1])[:TOP_TRIPLES]
+    best = tuple(sorted(top[0][0])) if top else ()
+    race_x = race.per_seat(seat, turn, features, k)
+    x = stop_features(policy_features, top[0][1] if top else 0.0, how, len(post), race_x, turn, start_of_turn, num_players)
+    if features < 4:
+        return HeadInputs(x, top, triple_features(top, policy_features), best)
+    k2, applied = tell_knowledge(k, race, seat)
+    if k2 is None:
+        tell, tell_how, tell_total = {}, None, None
+    elif applied == 0:
+        tell, tell_how, tell_total = post, how, total
+    else:
+        tell, tell_how, tell_total = _posterior_count(k2, rng)
+    extra = tell_features(post, how, total, tell, tell_how, tell_total, k2 is None, applied, num_players)
+    # candidates: the likeliest under both posteriors together (the tell posterior's support is inside the plain one's)
+    cand = sorted(post.items(), key=lambda kv: -(kv[1] + tell.get(kv[0], 0.0)))[:TOP_TRIPLES]
+    return HeadInputs(np.concatenate([x, extra]).astype(np.float32), cand, triple_features(cand, policy_features, tell), best)
 
 
 __all__ = [
@@ -286,10 +432,17 @@ __all__ = [
     "STOP_FEATURES",
     "STOP_FEATURES_V2",
     "STOP_FEATURES_V3",
+    "STOP_FEATURES_V4",
+    "TELL_FEATURES",
     "TOP_TRIPLES",
+    "TRIPLE_WIDTH",
+    "HeadInputs",
     "RaceTracker",
+    "head_inputs",
     "stop_features",
     "stop_size",
+    "tell_features",
+    "tell_knowledge",
     "triple_features",
     "triple_posterior",
 ]

@@ -39,11 +39,10 @@ from .accusation import (
     FEATURE_SETS,
     STOP_FEATURES,
     TOP_TRIPLES,
+    TRIPLE_WIDTH,
     RaceTracker,
-    stop_features,
+    head_inputs,
     stop_size,
-    triple_features,
-    triple_posterior,
 )
 from .features import SeatFeatures
 
@@ -62,9 +61,11 @@ class Trajectory:
     seat: int
     #: (T, STOP_FEATURES) inputs at each opportunity
     x: np.ndarray
-    #: (T,) 1 if the most likely triple was the envelope
+    #: (T,) 1 if the most likely triple was the envelope (feature set 4's fit replaces it: 1 if the triple
+    #: scorer's pick was, see :func:`scorer_correct`)
     correct: np.ndarray
-    #: (T, TOP_TRIPLES, 2) candidate-triple features (zero rows pad), and (T,) index of the true one (-1: none)
+    #: (T, TOP_TRIPLES, 2 or 3) candidate-triple features (zero rows pad; 3 with feature set 4), and (T,) index
+    #: of the true one (-1: none)
     triples: np.ndarray
     label: np.ndarray
     #: 1 if this seat won the recorded game
@@ -93,6 +94,7 @@ def record_game(
     races: list[RaceTracker | None] = [None] * n  # made at the seat's first opportunity (it needs the seat's hand)
     rngs = [np.random.default_rng(np.random.SeedSequence(agent_seeds[i], spawn_key=(1,))) for i in range(n)]
     rows: list[list[tuple[np.ndarray, tuple[int, ...], list[tuple[tuple[int, ...], float]], np.ndarray]]] = [[] for _ in range(n)]
+    tw = TRIPLE_WIDTH[features]
     env.reset(seed=seed)
     g = env.game
     names = env.possible_agents
@@ -109,13 +111,8 @@ def record_game(
                 if race is None:
                     race = races[seat] = RaceTracker(n, seat, view.hand)
                 race.feed(view.events)
-                tp, how = triple_posterior(k, rngs[seat])
-                top = sorted(tp.items(), key=lambda kv: -kv[1])[:TOP_TRIPLES]
-                best_t: tuple[int, ...] = top[0][0] if top else ()
-                best_p = top[0][1] if top else 0.0
-                race_x = race.per_seat(seat, view.turn, features, k)
-                z = stop_features(f, best_p, how, len(tp), race_x, view.turn, view.phase == Phase.START, n)
-                rows[seat].append((z, tuple(sorted(best_t)), top, f.copy()))
+                h = head_inputs(k, race, seat, f, view.turn, view.phase == Phase.START, n, features, rngs[seat])
+                rows[seat].append((h.x, h.best, h.top, h.triples))
         env.step(agents[seat].act(obs, info))
     s, w, r = g.envelope
     envelope = (int(s), WEAPON_BASE + int(w), ROOM_BASE + int(r))
@@ -127,13 +124,13 @@ def record_game(
         T = len(rs)
         x = np.zeros((T, width), dtype=np.float32)
         correct = np.zeros(T, dtype=np.float32)
-        triples = np.zeros((T, TOP_TRIPLES, 2), dtype=np.float32)
+        triples = np.zeros((T, TOP_TRIPLES, tw), dtype=np.float32)
         label = np.full(T, -1, dtype=np.int64)
-        for i, (z, best, top, f) in enumerate(rs):
+        for i, (z, best, top, tx) in enumerate(rs):
             x[i] = z
             correct[i] = float(best == envelope)
             if top:
-                triples[i, : len(top)] = triple_features(top, f)
+                triples[i, : len(top)] = tx
                 for j, (t, _p) in enumerate(top):
                     if tuple(sorted(t)) == envelope:
                         label[i] = j
@@ -290,6 +287,25 @@ def _train_triple(net: Any, triples: np.ndarray, label: np.ndarray, epochs: int,
         opt.step()
 
 
+def scorer_correct(net: Any, trajs: Sequence[Trajectory]) -> list[Trajectory]:
+    """The trajectories with ``correct`` replaced by "the triple scorer's pick is the envelope"
+    (the triple the head would accuse; with feature set 4 it need not be the likeliest one)."""
+    import torch
+
+    out = []
+    with torch.inference_mode():
+        for t in trajs:
+            if not len(t.correct):
+                out.append(t)
+                continue
+            tr = torch.from_numpy(t.triples)
+            scores = net.triple(tr).squeeze(-1).masked_fill(tr.abs().sum(-1) == 0, -1e9)
+            pick = scores.argmax(-1).numpy()
+            hit = ((pick == t.label) & (t.label >= 0)).astype(np.float32)
+            out.append(Trajectory(t.game, t.seat, t.x, hit, t.triples, t.label, t.won))
+    return out
+
+
 def stop_decisions(net: Any, trajs: Sequence[Trajectory]) -> list[np.ndarray]:
     """The head's accuse-now decision at every recorded opportunity."""
     import torch
@@ -360,9 +376,15 @@ def fit_head(
             rows = np.repeat(boot.astype(np.float64), lengths)
             rows = rows if w is None else rows * w
             member_w.append(rows if rows.sum() > 0 else w)  # (an empty resample: only with a handful of games)
+    # the triple scorer first (its training draws no randomness): with feature set 4 the stop
+    # target is whether the triple it picks is right, which need not be the likeliest one
+    _train_triple(net, np.concatenate([t.triples for t in train]), np.concatenate([t.label for t in train]), 200, seed)
+    if FEATURE_SETS[net.inputs] >= 4:
+        train = scorer_correct(net, train)
+        held_out = scorer_correct(net, held_out)
+        correct = np.concatenate([t.correct for t in train])
     for m, part in enumerate(members_of(net.stop)):
         _train_binary(part, x, correct, epochs, lr, weight_decay, batch, seed + 101 * m, member_w[m])
-    _train_triple(net, np.concatenate([t.triples for t in train]), np.concatenate([t.label for t in train]), 200, seed)
     stops: list[np.ndarray] | None = None
     for it in range(iterations):
         _, waits = realised_values(train, stops)
@@ -397,5 +419,6 @@ __all__ = [
     "record_game",
     "record_games",
     "save_trajectories",
+    "scorer_correct",
     "stop_decisions",
 ]

@@ -7,8 +7,8 @@ Two parts, both learned (``clue_env.training.accusation_fit``):
   on as I do). The head accuses when the first is larger: an optimal-stopping rule learned by
   fitted value iteration on recorded games (Longstaff–Schwartz regression of realised outcomes).
 * ``triple``: a linear scorer of candidate triples from
-  :func:`~clue_env.training.accusation.triple_features`, trained by cross-entropy against the
-  true envelope; the head accuses the best-scored legal triple.
+  :func:`~clue_env.training.accusation.triple_features` (2 inputs a triple, 3 with feature set 4),
+  trained by cross-entropy against the true envelope; the head accuses the best-scored legal triple.
 
 With ``members > 1`` each of ``stop`` and ``cont`` is a bag of that many MLPs, each fitted on a
 bootstrap resample of the recorded games, whose logits are averaged (a fit on a few thousand games
@@ -25,7 +25,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from .accusation import FEATURE_SETS, MAX_MEMBERS, STOP_FEATURES
+from .accusation import FEATURE_SETS, MAX_MEMBERS, STOP_FEATURES, TRIPLE_WIDTH
 
 
 def _mlp(d: int, h: int) -> nn.Sequential:
@@ -62,9 +62,14 @@ class AccusationNet(nn.Module):
         self.hidden, self.inputs, self.members = hidden, inputs, members
         self.stop = _part(inputs, hidden, members)
         self.cont = _part(inputs, hidden, members)
-        self.triple = nn.Linear(2, 1, bias=False)
+        if inputs not in FEATURE_SETS:
+            raise ValueError(f"the accusation head's inputs {inputs!r} match no feature set ({sorted(FEATURE_SETS)})")
+        width = TRIPLE_WIDTH[FEATURE_SETS[inputs]]
+        self.triple = nn.Linear(width, 1, bias=False)
         with torch.no_grad():
-            self.triple.weight.copy_(torch.tensor([[1.0, 0.0]]))  # start at "the most probable triple"
+            start = torch.zeros(1, width)
+            start[0, 0] = 1.0
+            self.triple.weight.copy_(start)  # start at "the most probable triple"
 
     def q_values(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(P(best triple right), P(win if I wait)) for a batch of inputs (B, STOP_FEATURES)."""
@@ -75,7 +80,7 @@ class AccusationNet(nn.Module):
         return self.stop(x).squeeze(-1) > self.cont(x).squeeze(-1)
 
     def triple_scores(self, t: torch.Tensor) -> torch.Tensor:
-        """(T,) scores of candidate triples from their (T, 2) features."""
+        """(T,) scores of candidate triples from their (T, 2) features ((T, 3) with feature set 4)."""
         return self.triple(t).squeeze(-1)
 
     def config(self) -> dict[str, int]:
