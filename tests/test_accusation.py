@@ -552,7 +552,8 @@ def test_feature_set_4_tells_about_notebook_opponents_are_true_and_about_probers
         broken[opp] = checks = 0
         for seed in range(4):
             env = clue_env.raw_env(num_players=4)
-            agents = [make_agent(s, seat=i, num_players=4, rules=env.rules, seed=seed + i) for i, s in enumerate(["deduction"] + [opp] * 3)]
+            specs = ["deduction"] + [opp] * 3
+            agents = [make_agent(s, seat=i, num_players=4, rules=env.rules, seed=seed + i) for i, s in enumerate(specs)]
             for a in agents:
                 a.reset()
             env.reset(seed=300 + seed)
