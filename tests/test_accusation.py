@@ -318,7 +318,7 @@ def test_bad_accusation_config_is_refused_before_any_work(tmp_path):
     with pytest.raises(TrainConfigError, match="unknown key"):
         load_train_config({"accusation": {"gamez": 3}})
     with pytest.raises(TrainConfigError, match="accusation.features"):
-        load_train_config({"accusation": {"features": 4}})
+        load_train_config({"accusation": {"features": 5}})
     import train
 
     cfg = tmp_path / "typo.yaml"
