@@ -1,0 +1,72 @@
+"""Put the accusation head of one policy file beside the network of another.
+
+    python -m clue_env.training.combine --network runs/classic_big/policy.pt \\
+        --head models/clue_ppo_mixed.pt --out models/clue_ppo_3p.pt
+
+An accusation head (:mod:`clue_env.training.accusation_net`) is fitted on recorded ``deduction``
+games from inputs of the seat's own view only (its posterior, the public race counts, the
+opponents' tells), never from the network's outputs, so a head fitted beside one network fits
+another network of the same layout unchanged: refitting it with the other network as ``init``
+gives the same weights bit for bit. This tool saves that refit: the new file has the network's
+weights and meta, the head's weights and meta as they are, and a ``combined`` entry naming both
+sources (with their SHA-256) and the command. Both files are checked as :func:`load_policy` and
+:func:`load_accusation` check them; a head file without a head is refused; the output is written
+atomically, so a refused call leaves no file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from typing import Any
+
+from .checkpoint import CheckpointError, load_accusation, load_policy, read_policy_file, save_policy
+
+
+def _sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def combine_policy(network_path: str, head_path: str, out_path: str, command: str = "") -> dict[str, Any]:
+    """Write ``out_path``: the network of ``network_path`` with the accusation head of
+    ``head_path``; returns the new file's meta. Raises :class:`CheckpointError` (naming the file)
+    for a missing, corrupt or foreign file, and for a head file that holds no head."""
+    net, net_meta = load_policy(network_path)
+    if load_accusation(head_path) is None:  # checks the head's weights as play would
+        raise CheckpointError(f"{head_path!r} holds no accusation head (fit one with an 'accusation:' config in train.py)")
+    head = read_policy_file(head_path)["accusation"]
+    meta = dict(net_meta)
+    meta["combined"] = {
+        "network": network_path,
+        "network_sha256": _sha256(network_path),
+        "head": head_path,
+        "head_sha256": _sha256(head_path),
+        "command": command,
+    }
+    save_policy(out_path, net, meta, accusation=head)
+    return meta
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--network", required=True, help="the policy file whose network is kept")
+    ap.add_argument("--head", required=True, help="the policy file whose accusation head is kept")
+    ap.add_argument("--out", required=True, help="the new policy file (written atomically)")
+    args = ap.parse_args(argv)
+    command = "python -m clue_env.training.combine " + " ".join(sys.argv[1:] if argv is None else argv)
+    try:
+        combine_policy(args.network, args.head, args.out, command=command)
+    except CheckpointError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"wrote {args.out}: the network of {args.network} with the accusation head of {args.head}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""clue_env.training.combine: one file's network beside another file's accusation head (the head's
+inputs come from the seat's view only, so it fits any network of the layout)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.ppo_agent import SHIPPED_POLICY, SHIPPED_POLICY_MIXED  # noqa: E402
+from clue_env.training.checkpoint import CheckpointError, load_accusation, load_policy, save_policy  # noqa: E402
+from clue_env.training.combine import combine_policy, main  # noqa: E402
+
+
+def _other_network(tmp_path) -> str:
+    """The shipped network with every weight moved a little: a network unlike either source's."""
+    net, meta = load_policy(SHIPPED_POLICY)
+    with torch.no_grad():
+        for p in net.parameters():
+            p.add_(0.01)
+    path = str(tmp_path / "net.pt")
+    save_policy(path, net, {**meta, "marker": "other"})
+    return path
+
+
+def test_the_new_file_has_one_network_and_the_other_head(tmp_path):
+    net_path = _other_network(tmp_path)
+    out = str(tmp_path / "both.pt")
+    meta = combine_policy(net_path, SHIPPED_POLICY_MIXED, out, command="test")
+    got, got_meta = load_policy(out)
+    want, _ = load_policy(net_path)
+    assert all(torch.equal(a, b) for a, b in zip(got.state_dict().values(), want.state_dict().values()))
+    assert got_meta["marker"] == "other" and got_meta["combined"] == meta["combined"]
+    assert meta["combined"]["head"] == SHIPPED_POLICY_MIXED and len(meta["combined"]["network_sha256"]) == 64
+    head, ref = load_accusation(out), load_accusation(SHIPPED_POLICY_MIXED)
+    assert head.state_dict().keys() == ref.state_dict().keys()
+    assert all(torch.equal(head.state_dict()[k], ref.state_dict()[k]) for k in ref.state_dict())
+
+
+def test_a_head_file_without_a_head_is_refused_and_nothing_is_written(tmp_path):
+    out = tmp_path / "both.pt"
+    with pytest.raises(CheckpointError, match="holds no accusation head"):
+        combine_policy(SHIPPED_POLICY_MIXED, SHIPPED_POLICY, str(out))
+    assert not out.exists()
+
+
+def test_missing_and_corrupt_files_are_named_cli(tmp_path, capsys):
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a policy")
+    out = tmp_path / "both.pt"
+    assert main(["--network", str(bad), "--head", SHIPPED_POLICY_MIXED, "--out", str(out)]) == 2
+    assert "bad.pt" in capsys.readouterr().err
+    assert main(["--network", SHIPPED_POLICY, "--head", str(tmp_path / "none.pt"), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "none.pt" in err and "does not exist" in err
+    assert sorted(os.listdir(tmp_path)) == ["bad.pt"]
