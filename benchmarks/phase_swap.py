@@ -23,24 +23,17 @@ import json
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from seat_games import add_game_arguments, mean_ci95, run_chunks, seat_agents  # noqa: E402
 from teacher_agreement import PHASES, phase_of  # noqa: E402
 
 SWAPS = ("none", *PHASES, "all")
 
 
-def _seed(entropy: int, *key: int) -> int:
-    return int(np.random.SeedSequence(entropy, spawn_key=key).generate_state(1)[0])
-
-
 def _chunk(args: tuple[str, str, str, str, int, str, list[int], int]) -> list[dict[str, Any]]:
     import clue_env
-    from agents import make_agent
     from clue_env.codec import default_codec
 
     candidate, teacher, opponent, swap, n, rules, games, agent_entropy = args
@@ -49,14 +42,7 @@ def _chunk(args: tuple[str, str, str, str, int, str, list[int], int]) -> list[di
     names = env.possible_agents
     out = []
     for gi in games:
-        me = gi % n
-        specs = [candidate if i == me else opponent for i in range(n)]
-        agents = [
-            make_agent(s, seat=i, num_players=n, rules=env.rules, seed=_seed(agent_entropy, gi, i)) for i, s in enumerate(specs)
-        ]
-        coach = make_agent(teacher, seat=me, num_players=n, rules=env.rules, seed=_seed(agent_entropy, gi, 100))
-        for a in [*agents, coach]:
-            a.reset()
+        me, agents, coach = seat_agents(candidate, opponent, env, gi, agent_entropy, shadow=teacher)
         env.reset(seed=gi)
         g = env.game
         swapped = decisions = 0
@@ -93,22 +79,14 @@ def measure(
     """One record per game for ``swap`` (see the module docstring)."""
     if swap not in SWAPS:
         raise ValueError(f"swap {swap!r}: choose from {', '.join(SWAPS)}")
-    seeds = list(range(seed, seed + games))
-    jobs = [(candidate, teacher, opponent, swap, n, rules, seeds[i : i + 20], agent_seed) for i in range(0, games, 20)]
-    if workers <= 1:
-        parts = list(map(_chunk, jobs))
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            parts = list(pool.map(_chunk, jobs))
+    parts = run_chunks(_chunk, (candidate, teacher, opponent, swap, n, rules), seed, games, agent_seed, workers)
     return [r for p in parts for r in p]
 
 
 def paired(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> tuple[float, float, float]:
     """Win rate of ``a`` minus ``b`` on the same games, in points, with a 95% interval."""
-    d = np.array([int(x["won"]) - int(y["won"]) for x, y in zip(a, b)], dtype=float)
-    half = 1.96 * float(d.std(ddof=1)) / np.sqrt(len(d)) if len(d) > 1 else float("nan")
-    m = float(d.mean())
-    return 100 * m, 100 * (m - half), 100 * (m + half)
+    m, lo, hi = mean_ci95([int(x["won"]) - int(y["won"]) for x, y in zip(a, b)])
+    return 100 * m, 100 * lo, 100 * hi
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -117,13 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--teacher", default="deduction")
     ap.add_argument("--opponents", default="notebook", help="the spec of every other seat")
     ap.add_argument("--swaps", default="none,move,suggest,refute,all", help=f"comma-separated, from {','.join(SWAPS)}")
-    ap.add_argument("--players", type=int, default=4)
-    ap.add_argument("--rules", default="classic")
-    ap.add_argument("--games", type=int, default=1000)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--agent-seed", type=int, default=5)
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--json", help="write the figures here")
+    add_game_arguments(ap, games=1000)
     args = ap.parse_args(argv)
     swaps = [s for s in args.swaps.split(",") if s]
     bad = [s for s in swaps if s not in SWAPS]

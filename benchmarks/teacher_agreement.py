@@ -24,13 +24,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from seat_games import add_game_arguments, run_chunks, seat_agents  # noqa: E402
 
 PHASES = ("move", "suggest", "refute", "accuse/end")
 
@@ -48,13 +51,8 @@ def phase_of(mask: np.ndarray, codec: Any) -> str:
     return "accuse/end"
 
 
-def _seed(entropy: int, *key: int) -> int:
-    return int(np.random.SeedSequence(entropy, spawn_key=key).generate_state(1)[0])
-
-
 def _chunk(args: tuple[str, str, str, int, str, list[int], int]) -> dict[str, Any]:
     import clue_env
-    from agents import make_agent
     from clue_env.codec import default_codec
 
     candidate, teacher, opponent, n, rules, games, agent_entropy = args
@@ -66,14 +64,7 @@ def _chunk(args: tuple[str, str, str, int, str, list[int], int]) -> dict[str, An
     total: Counter[str] = Counter()
     early = early_right = wins = 0
     for gi in games:
-        me = gi % n
-        specs = [candidate if i == me else opponent for i in range(n)]
-        agents = [
-            make_agent(s, seat=i, num_players=n, rules=env.rules, seed=_seed(agent_entropy, gi, i)) for i, s in enumerate(specs)
-        ]
-        shadow = make_agent(teacher, seat=me, num_players=n, rules=env.rules, seed=_seed(agent_entropy, gi, 100))
-        for a in [*agents, shadow]:
-            a.reset()
+        me, agents, shadow = seat_agents(candidate, opponent, env, gi, agent_entropy, shadow=teacher)
         env.reset(seed=gi)
         g = env.game
         while not g.over:
@@ -106,24 +97,15 @@ def measure(
     candidate: str, teacher: str, opponent: str, n: int, rules: str, games: int, seed: int, agent_seed: int, workers: int
 ) -> dict[str, Any]:
     """Agreement of ``candidate`` with a shadow ``teacher`` per phase over ``games`` games."""
-    seeds = list(range(seed, seed + games))
-    jobs = [(candidate, teacher, opponent, n, rules, seeds[i : i + 20], agent_seed) for i in range(0, games, 20)]
     agree: Counter[str] = Counter()
     total: Counter[str] = Counter()
     early = early_right = wins = 0
-    if workers <= 1:
-        parts = map(_chunk, jobs)
-    else:
-        pool = ProcessPoolExecutor(max_workers=workers)
-        parts = pool.map(_chunk, jobs)
-    for r in parts:
+    for r in run_chunks(_chunk, (candidate, teacher, opponent, n, rules), seed, games, agent_seed, workers):
         agree.update(r["agree"])
         total.update(r["total"])
         early += r["early"]
         early_right += r["early_right"]
         wins += r["wins"]
-    if workers > 1:
-        pool.shutdown()
     phases = {p: {"decisions": total[p], "agreement": agree[p] / total[p] if total[p] else None} for p in PHASES}
     all_d = sum(total.values())
     return {
@@ -165,14 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--candidate", default="ppo")
     ap.add_argument("--teacher", default="deduction")
     ap.add_argument("--opponents", default="deduction", help="the spec of every other seat")
-    ap.add_argument("--players", type=int, default=4)
-    ap.add_argument("--rules", default="classic")
-    ap.add_argument("--games", type=int, default=400)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--agent-seed", type=int, default=5)
-    ap.add_argument("--workers", type=int, default=2)
+    add_game_arguments(ap, games=400)
     ap.add_argument("--baseline", action="store_true", help="also measure the teacher as the candidate")
-    ap.add_argument("--json", help="write the figures here")
     args = ap.parse_args(argv)
     if args.games < 1 or not 2 <= args.players <= 6:
         ap.error("--games must be >= 1 and --players 2-6")

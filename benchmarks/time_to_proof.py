@@ -20,21 +20,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
 
-
-def _seed(entropy: int, *key: int) -> int:
-    return int(np.random.SeedSequence(entropy, spawn_key=key).generate_state(1)[0])
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from seat_games import add_game_arguments, mean_ci95, run_chunks, seat_agents  # noqa: E402
 
 
 def _chunk(args: tuple[str, str, int, str, list[int], int]) -> list[dict[str, Any]]:
     import clue_env
-    from agents import make_agent
     from clue_env.engine.knowledge.base import Contradiction
     from clue_env.training.features import BASE_SIZE, SeatFeatures
 
@@ -43,13 +41,7 @@ def _chunk(args: tuple[str, str, int, str, list[int], int]) -> list[dict[str, An
     names = env.possible_agents
     out = []
     for gi in games:
-        me = gi % n
-        specs = [candidate if i == me else opponent for i in range(n)]
-        agents = [
-            make_agent(s, seat=i, num_players=n, rules=env.rules, seed=_seed(agent_entropy, gi, i)) for i, s in enumerate(specs)
-        ]
-        for a in agents:
-            a.reset()
+        me, agents, _ = seat_agents(candidate, opponent, env, gi, agent_entropy)
         tracker = SeatFeatures(me, n)
         env.reset(seed=gi)
         g = env.game
@@ -74,13 +66,7 @@ def measure(
     candidate: str, opponent: str, n: int, rules: str, games: int, seed: int, agent_seed: int, workers: int
 ) -> list[dict]:
     """One record per game for ``candidate`` (see the module docstring)."""
-    seeds = list(range(seed, seed + games))
-    jobs = [(candidate, opponent, n, rules, seeds[i : i + 20], agent_seed) for i in range(0, games, 20)]
-    if workers <= 1:
-        parts = list(map(_chunk, jobs))
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            parts = list(pool.map(_chunk, jobs))
+    parts = run_chunks(_chunk, (candidate, opponent, n, rules), seed, games, agent_seed, workers)
     return [r for p in parts for r in p]
 
 
@@ -99,11 +85,11 @@ def summary(rows: list[dict]) -> dict[str, Any]:
 
 def paired_proof(a: list[dict], b: list[dict]) -> dict[str, Any]:
     """Turn of proof, a minus b, on the games both proved: mean and 95% interval."""
-    d = np.array([x["proof_turn"] - y["proof_turn"] for x, y in zip(a, b) if x["proof_turn"] >= 0 and y["proof_turn"] >= 0])
+    d = [x["proof_turn"] - y["proof_turn"] for x, y in zip(a, b) if x["proof_turn"] >= 0 and y["proof_turn"] >= 0]
     if len(d) < 2:
-        return {"games": int(len(d))}
-    half = 1.96 * float(d.std(ddof=1)) / np.sqrt(len(d))
-    return {"games": int(len(d)), "difference": float(d.mean()), "ci95": [float(d.mean()) - half, float(d.mean()) + half]}
+        return {"games": len(d)}
+    m, lo, hi = mean_ci95(d)
+    return {"games": len(d), "difference": m, "ci95": [lo, hi]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -114,13 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         help="comma-separated specs, the first is compared with each other",
     )
     ap.add_argument("--opponents", default="notebook", help="the spec of every other seat")
-    ap.add_argument("--players", type=int, default=4)
-    ap.add_argument("--rules", default="classic")
-    ap.add_argument("--games", type=int, default=400)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--agent-seed", type=int, default=5)
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--json", help="write the figures here")
+    add_game_arguments(ap, games=400)
     args = ap.parse_args(argv)
     cands = [c for c in args.candidates.split(",") if c]
     if args.games < 1 or not 2 <= args.players <= 6 or not cands:
