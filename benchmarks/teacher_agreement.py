@@ -35,20 +35,12 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from seat_games import add_game_arguments, run_chunks, seat_agents  # noqa: E402
 
-PHASES = ("move", "suggest", "refute", "accuse/end")
+from clue_env.codec import PHASES  # noqa: E402  ("move", "suggest", "refute", "accuse/end")
 
 
 def phase_of(mask: np.ndarray, codec: Any) -> str:
     """The decision's phase from its action mask (see the module docstring)."""
-    b, s = codec.base, codec.size
-    if mask[b["show"] : b["show"] + s["show"]].any():
-        return "refute"
-    if mask[b["suggest"] : b["suggest"] + s["suggest"]].any():
-        return "suggest"
-    moving = ("roll", "passage", "stay", "move", "enter", "toward")
-    if any(mask[b[k] : b[k] + s[k]].any() for k in moving):
-        return "move"
-    return "accuse/end"
+    return str(codec.phase_of(mask))
 
 
 def _chunk(args: tuple[str, str, str, int, str, list[int], int]) -> dict[str, Any]:

@@ -18,6 +18,9 @@ from .engine.game import Legal
 from .engine.memo_cache import MemoCache
 from .engine.types import Card, Room, Suspect, Weapon
 
+#: the phases of a decision, as :meth:`ActionCodec.phases` reads them from an action mask
+PHASES: tuple[str, ...] = ("move", "suggest", "refute", "accuse/end")
+
 
 def _segments(board: Board) -> tuple[tuple[str, Kind, int, str], ...]:
     """(name, kind, size, index meaning) in layout order."""
@@ -165,6 +168,29 @@ class ActionCodec:
     def indices(self, lg: Legal) -> tuple[int, ...]:
         """The legal action indices of ``lg``, ascending."""
         return tuple(np.flatnonzero(self.cached_mask(lg)).tolist())
+
+    def phases(self, masks: np.ndarray) -> np.ndarray:
+        """The phase of each decision from its action mask, as an index into :data:`PHASES`.
+
+        ``masks`` is one mask ``(N,)`` or a stack ``(K, N)``; the answer has the stack's shape
+        less its last axis (a 0-d array for one mask). Refute when a card may be shown (R27), else
+        suggest when a suggestion is legal (R26; declining is ``end``), else move when rolling, a
+        passage, staying or a movement choice is legal (R11-R22), else accuse/end (R28).
+        """
+        m = np.asarray(masks).astype(bool, copy=False)
+
+        def any_in(*names: str) -> np.ndarray:
+            return np.logical_or.reduce([m[..., self.base[k] : self.base[k] + self.size[k]].any(axis=-1) for k in names])
+
+        out = np.full(m.shape[:-1], PHASES.index("accuse/end"), dtype=np.int8)
+        out[any_in("roll", "passage", "stay", "move", "enter", "toward")] = PHASES.index("move")
+        out[any_in("suggest")] = PHASES.index("suggest")
+        out[any_in("show")] = PHASES.index("refute")
+        return out
+
+    def phase_of(self, mask: np.ndarray) -> str:
+        """The phase of one decision (a name in :data:`PHASES`) from its action mask."""
+        return PHASES[int(self.phases(mask))]
 
     def layout(self) -> str:
         """The action layout as a printable table."""

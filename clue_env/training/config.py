@@ -82,11 +82,30 @@ class ImitationConfig:
     dagger_games: int = 500
     #: epochs of each refit after a DAgger round (the data then includes everything so far)
     dagger_epochs: int = 3
+    #: with ``init``: run this stage on the ``init`` policy instead of skipping it (``games``
+    #: teacher games, may be 0, then ``dagger_rounds`` rounds driven by the policy so far, played
+    #: with the ``init`` file's accusation head when it has one)
+    from_init: bool = False
+    #: the weight of each phase's decisions in the cross-entropy (phases as the action mask shows
+    #: them, R26-R28): 0 leaves a phase out of the policy loss; the value loss uses every decision
+    move_weight: float = 1.0
+    suggest_weight: float = 1.0
+    refute_weight: float = 1.0
+    accuse_weight: float = 1.0
     epochs: int = 8
     batch_size: int = 512
     lr: float = 1e-3
     value_coef: float = 0.5
     gamma: float = 0.99
+
+    def phase_weights(self) -> dict[str, float]:
+        """The four phase weights by phase name (:data:`clue_env.codec.PHASES`)."""
+        return {"move": self.move_weight, "suggest": self.suggest_weight, "refute": self.refute_weight,
+                "accuse/end": self.accuse_weight}  # fmt: skip
+
+    def weighted(self) -> bool:
+        """Whether any phase weighs other than 1 (the loss is then a weighted mean)."""
+        return any(w != 1.0 for w in self.phase_weights().values())
 
 
 @dataclass(frozen=True)
@@ -213,6 +232,13 @@ class TrainConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return _plain(dataclasses.asdict(self))
+
+    def imitates(self) -> bool:
+        """Whether the run has an imitation stage (with ``init``, only when ``imitation.from_init``)."""
+        im = self.imitation
+        if self.init:
+            return im.from_init and (im.games > 0 or im.dagger_rounds > 0)
+        return im.games > 0
 
     def replace_ppo(self, **kw: Any) -> TrainConfig:
         """A copy with some ``ppo`` fields replaced (validated, as a loaded config is)."""
@@ -354,6 +380,13 @@ def _check(obj: Any, where: str) -> None:
             raise TrainConfigError(f"{where}.lineups: no line-up seats the teacher {obj.teacher!r}")
         if not 0 < obj.gamma <= 1:
             raise TrainConfigError(f"{where}.gamma must be in (0, 1], got {obj.gamma}")
+        weights = {"move_weight": obj.move_weight, "suggest_weight": obj.suggest_weight,
+                   "refute_weight": obj.refute_weight, "accuse_weight": obj.accuse_weight}  # fmt: skip
+        negative = [k for k, v in weights.items() if v < 0]
+        if negative:
+            raise TrainConfigError(f"{where}: {', '.join(negative)} must be >= 0 (0 leaves the phase out)")
+        if not sum(weights.values()) > 0:
+            raise TrainConfigError(f"{where}: at least one of {', '.join(weights)} must be positive")
     elif isinstance(obj, PPOConfig):
         _positive(where, n_envs=obj.n_envs, learning_rate=obj.learning_rate, n_steps=obj.n_steps,
                   batch_size=obj.batch_size, n_epochs=obj.n_epochs, clip_range=obj.clip_range,
@@ -433,6 +466,10 @@ def _check(obj: Any, where: str) -> None:
         if obj.backend not in BACKENDS:
             raise TrainConfigError(f"backend must be one of {', '.join(BACKENDS)}, got {obj.backend!r}")
         _seed_range("seed", obj.seed)
+        if obj.imitation.from_init and not obj.init:
+            raise TrainConfigError("imitation.from_init: true needs init (the policy file the stage starts from)")
+        if obj.imitation.from_init and obj.imitation.games == 0 and obj.imitation.dagger_rounds == 0:
+            raise TrainConfigError("imitation.from_init: true with games 0 and dagger_rounds 0 would do nothing")
         _check_players(obj)
 
 
@@ -471,7 +508,7 @@ def _check_players(cfg: TrainConfig) -> None:
         raise TrainConfigError(f"num_players: {bad} not in {allowed}")
     if not lo <= cfg.eval.num_players <= hi:
         raise TrainConfigError(f"eval.num_players must be in {allowed}, got {cfg.eval.num_players}")
-    stages = [("imitation.lineups", cfg.imitation.lineups, cfg.imitation.games > 0 and not cfg.init)]
+    stages = [("imitation.lineups", cfg.imitation.lineups, cfg.imitates())]
     stages.append(("accusation.lineups", cfg.accusation.lineups, cfg.accusation.games > 0))
     for key, lineups, used in stages:
         wrong = [list(lu) for lu in lineups if not lo <= len(lu) <= hi]

@@ -144,8 +144,14 @@ def fit(
     seed: int = 0,
     log: Callable[[dict[str, float]], None] | None = None,
     holdout: float = 0.05,
+    weights: np.ndarray | None = None,
 ) -> dict[str, float]:
-    """Behaviour cloning of ``data`` into ``net`` (a CluePolicyNet with a ``value`` head)."""
+    """Behaviour cloning of ``data`` into ``net`` (a CluePolicyNet with a ``value`` head).
+
+    ``weights`` (one non-negative number per decision, e.g. :func:`phase_weights`) weighs each
+    decision's cross-entropy (and accuracy): a batch's loss is the weighted mean, so a weight of 0
+    leaves the policy untouched by that decision. The value loss is unweighted.
+    """
     import torch
     import torch.nn.functional as F
 
@@ -157,6 +163,11 @@ def fit(
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     steps_total = epochs * math.ceil(len(tr_idx) / batch_size)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, max(1, steps_total))
+
+    if weights is not None:
+        weights = np.asarray(weights, dtype=np.float32)
+        if weights.shape != (N,) or not np.all(np.isfinite(weights)) or (weights < 0).any():
+            raise ValueError(f"weights: one finite non-negative number per decision ({N}), got shape {weights.shape}")
 
     def tensors(idx: np.ndarray) -> tuple[torch.Tensor, ...]:
         return (
@@ -170,8 +181,14 @@ def fit(
         x, m, a, r = tensors(idx)
         logits, v = net.logits_and_value(x)
         logits = logits.masked_fill(~m, -1e8)
-        ce = F.cross_entropy(logits, a)
-        acc = (logits.argmax(dim=1) == a).float().mean()
+        hit = (logits.argmax(dim=1) == a).float()
+        if weights is None:
+            ce, acc = F.cross_entropy(logits, a), hit.mean()
+        else:
+            w = torch.from_numpy(weights[idx])
+            total = w.sum().clamp_min(1e-12)  # an all-zero batch: loss 0, no gradient from it
+            ce = (F.cross_entropy(logits, a, reduction="none") * w).sum() / total
+            acc = (hit * w).sum() / total
         return ce, F.mse_loss(v, r), acc
 
     stats: dict[str, float] = {}
@@ -200,4 +217,16 @@ def fit(
     return stats
 
 
-__all__ = ["Batch", "record_game", "record_games", "fit"]
+def phase_weights(data: Batch, by_phase: dict[str, float]) -> np.ndarray:
+    """One weight per decision of ``data``: ``by_phase[phase]`` for its phase (read from its action
+    mask by :meth:`~clue_env.codec.ActionCodec.phases`; a phase not named weighs 1)."""
+    from ..codec import PHASES, default_codec
+
+    unknown = [p for p in by_phase if p not in PHASES]
+    if unknown:
+        raise ValueError(f"unknown phase(s) {unknown}; known: {', '.join(PHASES)}")
+    table = np.array([float(by_phase.get(p, 1.0)) for p in PHASES], dtype=np.float32)
+    return table[default_codec().phases(data.mask)] if len(data) else np.zeros(0, np.float32)
+
+
+__all__ = ["Batch", "record_game", "record_games", "fit", "phase_weights"]

@@ -51,12 +51,13 @@ from .checkpoint import (
     apply_ppo_checkpoint,
     atomic_torch_save,
     load_policy,
+    read_policy_file,
     read_ppo_checkpoint,
     save_policy,
     save_ppo_checkpoint,
 )
 from .config import TrainConfig, TrainConfigError, load_train_config
-from .imitation import ActorFactory, Batch, fit, record_games
+from .imitation import ActorFactory, Batch, fit, phase_weights, record_games
 
 FactoryFor = Callable[[str], ActorFactory]
 #: evaluate(policy_path, opponent_spec, num_players, games, seed, agent_seed) -> tournament summary;
@@ -253,7 +254,7 @@ class Trainer:
                 raise ValueError(f"--resume: {ev!r} cannot be read ({e}); move it away to start its rows afresh") from None
             self.eval_rows = [r for r in rows if isinstance(r, dict)]
         imitation = os.path.join(self.ckpt, "imitation.pt")
-        if not self.cfg.init and os.path.exists(imitation):
+        if self.cfg.imitates() and os.path.exists(imitation):
             load_policy(imitation)  # a damaged file is refused now, not after the run record is rewritten
         if self.cfg.ppo.timesteps > 0 and self.cfg.backend == "rllib":
             from .rllib_backend import read_progress
@@ -283,7 +284,7 @@ class Trainer:
         cfg = self.cfg
         uses: list[tuple[str, str, int]] = [("ppo.opponents", s, n) for s in cfg.ppo.opponents for n in cfg.num_players]
         uses += [("eval.opponents", s, cfg.eval.num_players) for s in cfg.eval.opponents]
-        if cfg.imitation.games > 0 and not cfg.init:
+        if cfg.imitates():
             uses += [("imitation.lineups", s, len(lu)) for lu in cfg.imitation.lineups for s in lu]
         if cfg.accusation.games > 0:
             uses += [("accusation.lineups", s, len(lu)) for lu in cfg.accusation.lineups for s in lu]
@@ -379,19 +380,31 @@ class Trainer:
         return Batch.concat(parts)
 
     def imitation(self, net: Any) -> Any:
-        """Behaviour cloning (and DAgger rounds) into ``net``; returns it."""
+        """Behaviour cloning (and DAgger rounds) into ``net``; returns it.
+
+        From scratch: ``games`` teacher games, a fit, then each DAgger round. With ``init`` and
+        ``from_init``, ``net`` is the init policy: the teacher games (if any) and their fit, then the
+        DAgger rounds, each driven by the policy so far with the init file's accusation head, so the
+        states labelled are those the shipped agent reaches. Each fit weighs decisions by phase.
+        """
         im = self.cfg.imitation
         path = os.path.join(self.ckpt, "imitation.pt")
         if self.resume and os.path.exists(path):
             self._log(f"resume: imitation already done ({path})")
             return load_policy(path)[0]
-        if im.games == 0:
+        if not self.cfg.imitates():
             return net
         import torch
 
+        head = read_policy_file(self.cfg.init).get("accusation") if self.cfg.init else None
+        by_phase = im.phase_weights()
+        if im.weighted():
+            self._log("imitation: phase weights " + ", ".join(f"{k} {v:g}" for k, v in by_phase.items()))
+
+        def weights(data: Batch) -> np.ndarray | None:
+            return phase_weights(data, by_phase) if im.weighted() else None
+
         torch.manual_seed(_seed_of(self.cfg.seed, 1))
-        data = self._collect(range(im.games), _seed_of(self.cfg.seed, 2), None, "imitation games")
-        self._log(f"imitation: {len(data)} decisions from {im.games} games")
         step = [0]
 
         def log(stats: dict[str, float]) -> None:
@@ -401,20 +414,26 @@ class Trainer:
                     self.writer.add_scalar(f"imitation/{k}", v, step[0])
             self._log("  " + ", ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in stats.items()))
 
-        fit(
-            net, data, epochs=im.epochs, batch_size=im.batch_size, lr=im.lr, value_coef=im.value_coef, seed=self.cfg.seed, log=log
-        )
+        parts: list[Batch] = []
+        if im.games > 0:
+            data = self._collect(range(im.games), _seed_of(self.cfg.seed, 2), None, "imitation games")
+            self._log(f"imitation: {len(data)} decisions from {im.games} games")
+            fit(net, data, epochs=im.epochs, batch_size=im.batch_size, lr=im.lr, value_coef=im.value_coef,
+                seed=self.cfg.seed, log=log, weights=weights(data))  # fmt: skip
+            parts.append(data)
         for r in range(im.dagger_rounds):
             tmp = os.path.join(self.ckpt, f"dagger_{r}.pt")
-            save_policy(tmp, net, {"phase": f"dagger round {r}"})
+            save_policy(tmp, net, {"phase": f"dagger round {r}"}, accusation=head)
             start = im.games + r * im.dagger_games
-            more = self._collect(
-                range(start, start + im.dagger_games),
-                _seed_of(self.cfg.seed, 2),
-                self.factory_for(f"ppo:{tmp}"),
-                f"DAgger round {r + 1}",
+            parts.append(
+                self._collect(
+                    range(start, start + im.dagger_games),
+                    _seed_of(self.cfg.seed, 2),
+                    self.factory_for(f"ppo:{tmp}"),
+                    f"DAgger round {r + 1}",
+                )
             )
-            data = Batch.concat([data, more])
+            data = Batch.concat(parts)
             self._log(f"DAgger round {r + 1}: {len(data)} decisions")
             fit(
                 net,
@@ -425,8 +444,10 @@ class Trainer:
                 value_coef=im.value_coef,
                 seed=self.cfg.seed + r + 1,
                 log=log,
+                weights=weights(data),
             )
-        save_policy(path, net, {"phase": "imitation", "decisions": len(data)})
+        decisions = sum(len(p) for p in parts)
+        save_policy(path, net, {"phase": "imitation", "decisions": decisions}, accusation=head)
         self._evaluate(path, 0, "imitation")
         return net
 
@@ -696,13 +717,14 @@ class Trainer:
         t0 = time.time()
         if self.cfg.init:
             net = self._init_net
-            self._log(f"starting from {self.cfg.init} (no imitation)")
+            self._log(f"starting from {self.cfg.init}" + (" (imitation from it)" if self.cfg.imitates() else " (no imitation)"))
             if not self.resume or not self.eval_rows:
                 self._evaluate(self.cfg.init, 0, "init")
-        else:
-            net = self.imitation(net)
+        net = self.imitation(net)
         net = self.ppo(net)
-        head = self.accusation()
+        head = fitted = self.accusation()
+        if head is None and self.cfg.init and self.cfg.imitates():
+            head = read_policy_file(self.cfg.init).get("accusation")  # the init's head, as the DAgger driver played it
         final = os.path.join(self.out, "policy.pt")
         with open(os.path.join(self.out, "run.json"), encoding="utf-8") as f:
             run = json.load(f)
@@ -715,7 +737,7 @@ class Trainer:
             "train_seconds_this_session": round(time.time() - t0, 1),
         }
         save_policy(final, net, meta, accusation=head)
-        if head is not None:
+        if fitted is not None:
             self._evaluate(final, self.cfg.ppo.timesteps, "accusation")
         if self._writer is not None:
             self._writer.close()
