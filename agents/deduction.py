@@ -16,7 +16,12 @@
 
 Parameters (``deduction:k=v,...``): ``threshold`` in (0, 1]; ``samples`` (default 64), an int
 from 1 to :data:`MAX_SAMPLES`; ``exact_budget`` (default 20,000; 0: always the chain), an int from
-0 to :data:`MAX_EXACT_BUDGET`. Bad values are refused at construction (ValueError naming them).
+0 to :data:`MAX_EXACT_BUDGET`; ``pull`` (default none) with ``pull_tol`` (default 0.1), an
+experiment on whom a suggestion calls into the room (R26: the named suspect's token moves there):
+among the suggestions within ``pull_tol`` of the best expected information, ``far`` names the
+active opponent whose token is farthest from this room, ``next`` the next opponent to play,
+``avoid`` no opponent outside this room. Bad values are refused at construction (ValueError
+naming them).
 """
 
 from __future__ import annotations
@@ -138,6 +143,10 @@ def peek_gain(samples: np.ndarray, board_loc: int, env_loc: int, known: list[int
 #: bounds of the agent's parameters (``deduction:samples=N``, ``deduction:exact_budget=N``)
 MAX_SAMPLES = 4096
 MAX_EXACT_BUDGET = 1_000_000
+#: the ``pull`` experiment's modes (see the module docstring)
+PULL_MODES = ("far", "next", "avoid")
+#: the ``plan`` experiment's modes: ``roll`` scores classic moves after the roll as the 2023 planner does
+PLAN_MODES = ("roll", "move")
 
 
 def _int_param(name: str, value: Any, lo: int, hi: int) -> int:
@@ -159,7 +168,19 @@ class DeductionAgent(Agent):
         threshold: float | None = None,
         samples: int = 64,
         exact_budget: int = 20_000,
+        pull: str | None = None,
+        pull_tol: float = 0.1,
+        plan: str | None = None,
     ) -> None:
+        if plan is not None and plan not in PLAN_MODES:
+            raise ValueError(f"plan must be one of {', '.join(PLAN_MODES)}, got {plan!r}")
+        self.plan = plan
+        if pull is not None and pull not in PULL_MODES:
+            raise ValueError(f"pull must be one of {', '.join(PULL_MODES)}, got {pull!r}")
+        if isinstance(pull_tol, bool) or not isinstance(pull_tol, (int, float)) or not 0.0 <= float(pull_tol) < 1.0:
+            raise ValueError(f"pull_tol must be a number in [0, 1), got {pull_tol!r}")
+        self.pull = pull
+        self.pull_tol = float(pull_tol)
         if threshold is not None and not 0.0 < float(threshold) <= 1.0:
             raise ValueError(f"threshold must be in (0, 1], got {threshold!r}")
         self.threshold = None if threshold is None else float(threshold)
@@ -240,7 +261,11 @@ class DeductionAgent(Agent):
         if phase == Phase.SUGGEST:
             room = view.my_node
             g = self._gains(k)[:, :, room]
-            s, w = np.unravel_index(int(np.argmax(g + TIE_NOISE * self.rng.random(g.shape))), g.shape)
+            noisy = g + TIE_NOISE * self.rng.random(g.shape)
+            if self.pull is not None:
+                ok = g >= g.max() * (1.0 - self.pull_tol) - 1e-12
+                noisy = np.where(ok, noisy + 10.0 * self._pull_preference(view, room)[:, None], -np.inf)
+            s, w = np.unravel_index(int(np.argmax(noisy)), g.shape)
             return CODEC.suggest(int(s), int(w))
         if phase in (Phase.START, Phase.MOVE):
             if sol_known and not self.rules.accuse_anywhere:
@@ -249,6 +274,27 @@ class DeductionAgent(Agent):
                 return self._move_2023(view, mask, k, phase)
             return self._move(view, mask, k, phase)
         return CODEC.END
+
+    def _pull_preference(self, view: SeatView, room: int) -> np.ndarray:
+        """Per suspect, in [0, 1]: how much ``self.pull`` prefers naming it (R26 moves its token here)."""
+        pref = np.zeros(N_SUSPECTS)
+        n = self.num_players
+        opponents = [(j - self.seat) % n for j in range(n)]
+        for j in range(n):
+            if j == self.seat or view.eliminated[j]:
+                continue
+            sus = view.characters[j]
+            node = view.tokens[sus]
+            if node == room:
+                continue
+            if self.pull == "far":
+                d = BOARD.dist_to_room[node][room] if node >= 0 else 0
+                pref[sus] = 0.5 + min(d, 40) / 80.0
+            elif self.pull == "next":
+                pref[sus] = 1.0 - opponents[j] / n  # the nearest to my left plays next
+            elif self.pull == "avoid":
+                pref[sus] = -1.0
+        return pref
 
     def account(self) -> dict[str, Any] | None:
         """Its envelope probabilities (the top :data:`ACCOUNT_TOP` cards of each kind) from the
@@ -333,6 +379,8 @@ class DeductionAgent(Agent):
     def _move(self, view: SeatView, mask: np.ndarray, k, phase: Phase) -> int:
         me = view.my_node
         here = me if 0 <= me < N_ROOMS else -1
+        if phase == Phase.START and self.plan == "roll":  # "move": the roll-aware MOVE phase alone
+            return self._start_before_roll(view, mask, k, here, me)
         if phase == Phase.START:
             if mask[CODEC.STAY]:
                 value = self._gains(k).max(axis=(0, 1))
@@ -344,6 +392,8 @@ class DeductionAgent(Agent):
                 if int(np.argmax(scores)) == BOARD.passage[here]:
                     return CODEC.PASSAGE
             return CODEC.ROLL
+        if self.plan in PLAN_MODES:
+            return self._move_after_roll(view, mask, k, here, me)
         start_here = here
         scores = self._room_scores(view, k, start_here, me)
         if start_here >= 0 and BOARD.passage[start_here] >= 0:
@@ -353,6 +403,47 @@ class DeductionAgent(Agent):
             )
         goal = int(np.argmax(scores))
         return CODEC.toward(goal)
+
+    def _start_before_roll(self, view: SeatView, mask: np.ndarray, k, here: int, me: int) -> int:
+        """Classic, at the start of a turn (R11): staying (R21) or the secret passage (R20) reach
+        a room now; rolling is worth the best room's score after each face of the die, averaged
+        (the units of :meth:`_move_after_roll`; tokens in the way are not counted)."""
+        value = self._room_values(view, k) + VALUE_FLOOR
+        dist = np.array(BOARD.dist_to_room[me], dtype=float)
+        if here >= 0:
+            dist[here] = np.inf  # R19: not re-entered this turn
+        faces = np.arange(1, 7, dtype=float)[:, None]
+        left = np.maximum(0.0, dist[None, :] - faces)
+        score = np.where(left == 0.0, value / TURNS_NOW, value / (TURNS_NEXT + left / SQUARES_PER_TURN_ONE_DIE))
+        options = [(float(score.max(axis=1).mean()), CODEC.ROLL)] if mask[CODEC.ROLL] else []
+        if mask[CODEC.STAY] and here >= 0:
+            options.append((value[here] / TURNS_NOW, CODEC.STAY))
+        if mask[CODEC.PASSAGE] and here >= 0:
+            options.append((value[BOARD.passage[here]] / TURNS_NOW, CODEC.PASSAGE))
+        if not options:
+            return CODEC.END
+        return max(options, key=lambda o: o[0])[1]
+
+    def _move_after_roll(self, view: SeatView, mask: np.ndarray, k, here: int, me: int) -> int:
+        """Classic, after the roll (R16-R19): a room enterable now is worth its value per
+        :data:`TURNS_NOW`, any other its value per :data:`TURNS_NEXT` plus the squares still left
+        after this roll at :data:`SQUARES_PER_TURN_ONE_DIE` a turn (the 2023 planner's units)."""
+        value = self._room_values(view, k) + VALUE_FLOOR
+        dist = np.array(BOARD.dist_to_room[me], dtype=float)
+        left = np.maximum(0.0, dist - view.roll_total)
+        best: tuple[float, int] | None = None
+        for r in range(N_ROOMS):
+            if r == here:
+                continue
+            if mask[CODEC.enter(r)]:
+                opt = (value[r] / TURNS_NOW, CODEC.enter(r))
+            elif mask[CODEC.TOWARD + r]:
+                opt = (value[r] / (TURNS_NEXT + left[r] / SQUARES_PER_TURN_ONE_DIE), CODEC.toward(r))
+            else:
+                continue
+            if best is None or opt[0] > best[0]:
+                best = opt
+        return best[1] if best is not None else CODEC.END
 
     def _refute(self, mask: np.ndarray, view: SeatView) -> int:
         cards = [c for c in range(N_CARDS) if mask[CODEC.show(c)]]
