@@ -1,0 +1,132 @@
+"""The ``deduction`` agent's experiment parameters (issue 15): ``plan`` (roll-aware classic
+movement, R11 and R16-R21) and ``pull`` (whom a suggestion calls into the room, R26).
+
+Each is off by default, so plain ``deduction`` plays exactly as before (the golden games and the
+measured tables rely on that)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from agents.deduction import TURNS_NEXT, TURNS_NOW, DeductionAgent
+from agents.tournament import play_game
+from clue_env.codec import default_codec
+from clue_env.engine.board import classic_board
+from clue_env.engine.cards import N_ROOMS, N_SUSPECTS, ROOMS
+from clue_env.engine.game import Phase
+
+CODEC = default_codec()
+BOARD = classic_board()
+#: hallway square (5, 7), one move from the Ballroom's door
+NEAR_BALLROOM = BOARD.rc_node[(5, 7)]
+BALLROOM = ROOMS.index("ballroom")
+
+
+@pytest.mark.parametrize(
+    "spec, name",
+    [
+        ("deduction:plan=fast", "plan must be one of roll, move"),
+        ("deduction:pull=everyone", "pull must be one of far, next, avoid"),
+        ("deduction:pull=far,pull_tol=1.5", "pull_tol must be a number in"),
+        ("deduction:pull=far,pull_tol=true", "pull_tol must be a number in"),
+    ],
+)
+def test_bad_experiment_parameters_are_refused_naming_them(spec, name):
+    with pytest.raises(ValueError, match=name):
+        make_agent(spec, seat=0, num_players=4)
+
+
+def test_plain_deduction_keeps_its_defaults():
+    a = make_agent("deduction", seat=0, num_players=4)
+    assert isinstance(a, DeductionAgent) and a.plan is None and a.pull is None
+
+
+def _values(agent: DeductionAgent, values: np.ndarray) -> None:
+    agent._room_values = lambda view, k: values.copy()  # type: ignore[method-assign]
+    agent._gains = lambda k: np.zeros((6, 6, N_ROOMS)) + values[None, None, :]  # type: ignore[method-assign]
+
+
+def _far_room(roll: int) -> int:
+    """A room that one die's roll cannot reach from :data:`NEAR_BALLROOM` but plain ``deduction``
+    still prefers at value 1.0 over the Ballroom at 0.3 (its score: value per max(1, d / 3.5) turns)."""
+    d = BOARD.dist_to_room[NEAR_BALLROOM]
+    for r in range(N_ROOMS):
+        if roll < d[r] and 1.0 / max(1.0, d[r] / 3.5) > 0.3 + 1e-3:
+            return r
+    raise AssertionError("no such room on the board")
+
+
+def test_R16_R19_plan_roll_enters_a_room_it_can_reach_now():
+    """After the roll, a room enterable now (a suggestion this turn) beats a better room a turn
+    or more away; plain ``deduction`` ignores the roll and walks toward the better room."""
+    roll = 6
+    far = _far_room(roll)
+    values = np.full(N_ROOMS, 0.05)
+    values[BALLROOM], values[far] = 0.3, 1.0
+    mask = np.zeros(CODEC.n, np.int8)
+    mask[CODEC.enter(BALLROOM)] = 1
+    mask[CODEC.TOWARD : CODEC.TOWARD + N_ROOMS] = 1
+    view = SimpleNamespace(my_node=NEAR_BALLROOM, roll_total=roll)
+    plain, planned = DeductionAgent(0, 4, seed=1), DeductionAgent(0, 4, seed=1, plan="roll")
+    for a in (plain, planned):
+        a.reset()
+        _values(a, values)
+    assert plain._move(view, mask, None, Phase.MOVE) == CODEC.toward(far)
+    assert planned._move(view, mask, None, Phase.MOVE) == CODEC.enter(BALLROOM)
+    # worth it only while the room at hand is worth enough: 1.0 / (1.5 + left / 3.5) > value / 0.5
+    left = BOARD.dist_to_room[NEAR_BALLROOM][far] - roll
+    values[BALLROOM] = 0.9 * TURNS_NOW / (TURNS_NEXT + left / 3.5)
+    _values(planned, values)
+    assert planned._move(view, mask, None, Phase.MOVE) == CODEC.toward(far)
+
+
+def test_R20_R21_plan_roll_stays_or_takes_the_passage_when_that_room_is_worth_most():
+    """Before the roll (R11): staying (R21) and the secret passage (R20) reach a room now."""
+    kitchen = ROOMS.index("kitchen")
+    partner = BOARD.passage[kitchen]
+    assert partner >= 0
+    mask = np.zeros(CODEC.n, np.int8)
+    mask[[CODEC.ROLL, CODEC.PASSAGE, CODEC.STAY]] = 1
+    view = SimpleNamespace(my_node=kitchen, roll_total=0)
+    a = DeductionAgent(0, 4, seed=1, plan="roll")
+    a.reset()
+    values = np.full(N_ROOMS, 0.1)
+    values[partner] = 1.0
+    _values(a, values)
+    assert a._move(view, mask, None, Phase.START) == CODEC.PASSAGE
+    values[kitchen] = 2.0
+    _values(a, values)
+    assert a._move(view, mask, None, Phase.START) == CODEC.STAY
+    values[:] = 0.1
+    values[partner] = 0.0
+    values[ROOMS.index("ballroom")] = 1.0  # a room the die may reach beats the two at hand
+    _values(a, values)
+    assert a._move(view, mask, None, Phase.START) == CODEC.ROLL
+
+
+def test_R26_pull_preferences_follow_the_mode():
+    """``far`` prefers the active opponent whose token is farthest from the room, ``next`` the
+    next to play, ``avoid`` anyone but an opponent outside the room; never me, an eliminated
+    seat or a token already in the room."""
+    room = BALLROOM
+    tokens = [BOARD.start_node[s] for s in range(N_SUSPECTS)]
+    tokens[3] = room  # seat 3's character is already here
+    view = SimpleNamespace(characters=tuple(range(4)), eliminated=(False, False, True, False), tokens=tuple(tokens))
+    prefs = {}
+    for mode in ("far", "next", "avoid"):
+        a = DeductionAgent(0, 4, seed=1, pull=mode)
+        prefs[mode] = a._pull_preference(view, room)
+    # seat 0 is me, seat 2 is eliminated, seat 3 is in the room: only seat 1's character counts
+    for mode, p in prefs.items():
+        assert p[0] == p[2] == p[3] == p[4] == p[5] == 0.0, mode
+    assert prefs["far"][1] > 0 and prefs["next"][1] > 0 and prefs["avoid"][1] < 0
+
+
+@pytest.mark.parametrize("spec", ["deduction:plan=roll", "deduction:plan=move", "deduction:pull=far", "deduction:pull=avoid"])
+def test_variants_play_legal_games_to_the_end(spec):
+    r = play_game([spec, "deduction", "notebook", "random"], "classic", seed=11, index=0)
+    assert r.turns >= 1 and 0 <= r.winner < 4 and not r.truncated
