@@ -6,7 +6,8 @@ cycle through every combination of ``players`` specs, game ``g`` using combinati
 ``g % C`` at its arrangement ``(g // C)``, so each prefix of ``C`` games plays each combination
 once and each prefix of ``C * players`` games also shares every seat equally.
 
-Ratings: one OpenSkill ``PlackettLuce`` rating per spec (``mu`` 25, ``sigma`` 25/3 to start),
+Ratings: one OpenSkill ``PlackettLuce`` rating per spec (``mu`` 25, ``sigma`` 25/3 to start,
+``tau`` :data:`TAU` = 0: the agents are fixed programs whose skill does not drift between games),
 updated game by game in game order (so they are deterministic and independent of the worker
 count): the winner ranked first, every other seat tied second; a game nobody won (or a truncated
 one) ranks every seat tied. A spec listed several times fills several seats of a game: each seat
@@ -28,6 +29,12 @@ from clue_env.engine.config import RulesConfig, load_rules
 from .tournament import Z95, GameResult, Schedule, check_specs, play_schedule, seating_summary, summarise
 
 Z_ORDINAL = 3.0  # OpenSkill's conventional ordinal: mu - 3 sigma
+#: OpenSkill's dynamics factor: the uncertainty added to every rating before each game, for players
+#: whose skill changes over time. Its default (mu / 300) keeps sigma from falling below ~1.7 in a
+#: 4-player league however many games are played (each game's information then only replaces the
+#: added drift), so mu follows the last few hundred games and two agents of similar strength could
+#: never be separated; a league's agents are fixed programs, so there is no drift: 0.
+TAU = 0.0
 
 
 def league_players(specs: list[str], rules: str | RulesConfig = "classic", players: int | None = None) -> int:
@@ -60,7 +67,7 @@ def rate_games(specs: Iterable[str], results: Iterable[GameResult]) -> dict[str,
     """``{spec: (mu, sigma)}`` after updating Plackett-Luce ratings with ``results`` in game order."""
     from openskill.models import PlackettLuce
 
-    model = PlackettLuce()
+    model = PlackettLuce(tau=TAU)
     ratings = {s: (float(model.mu), float(model.sigma)) for s in dict.fromkeys(specs)}
     for r in sorted(results, key=lambda r: r.index):
         teams = [[model.rating(mu=ratings[s][0], sigma=ratings[s][1])] for s in r.seats]  # fresh objects: one per seat
@@ -126,7 +133,9 @@ def run_league(
     summary["lineups"] = len(schedule.lineups)
     summary["seating_block"] = schedule.block
     summary["ratings"] = ratings_summary(rate_games(schedule.specs, main), summary["results"])
-    summary["rating_model"] = f"openskill {openskill_version} PlackettLuce (mu 25, sigma 25/3; winner first, the rest tied)"
+    summary["rating_model"] = (
+        f"openskill {openskill_version} PlackettLuce (mu 25, sigma 25/3, tau {TAU:g}; winner first, the rest tied)"
+    )
     summary["seed"] = seed
     summary["agent_seed"] = agent_seed
     return summary
