@@ -131,8 +131,8 @@ class CluePolicyNet(nn.Module):
         # blocks: the identity block is a per-card bias and the context block is shared by all 21
         # cards, so neither is multiplied 21 times (same function and parameters as the concatenation).
         first = cast(nn.Linear, self.card[0])
-        nf = CARD_FEATURES - N_CARDS
-        w_in, w_id, w_ctx = first.weight[:, :nf], first.weight[:, nf:CARD_FEATURES], first.weight[:, CARD_FEATURES:]
+        nf = first.in_features - N_CARDS - self.context_to_card  # CARD_FEATURES - N_CARDS, unless a subclass adds inputs
+        w_in, w_id, w_ctx = first.weight[:, :nf], first.weight[:, nf : nf + N_CARDS], first.weight[:, nf + N_CARDS :]
         pre = nn.functional.linear(self._card_inputs(x), w_in, first.bias) + w_id.t()
         pre = pre + nn.functional.linear(self.to_card(h), w_ctx).unsqueeze(1)
         e = self.card[3](self.card[2](self.card[1](pre)))  # ReLU, Linear, ReLU

@@ -1,0 +1,297 @@
+"""Probe (issue 15): would the network imitate its teacher's movement better, and win more, if it
+were given the planner's per-room values as an input?
+
+``deduction`` (and ``deduction:plan=roll``) heads for the room whose best suggestion is worth most
+per turn of travel; a room's worth is the expected information of its best suggestion, computed from
+deals sampled from the seat's posterior. The network's inputs hold nothing like it, and two DAgger
+runs that brought its moves closer to the teacher's (70% -> 82% agreement) won no more games.
+
+This script answers the question without a new observation layout:
+
+1. **Record** games in which the shipped agent plays one seat (4-player classic, against a mix of
+   ``notebook`` and ``deduction``) and the teacher, fed the same observations, labels every
+   decision and reports its room values for it.
+2. **Fit** two copies of the shipped network on those decisions, moves weighted (other phases 0.25):
+   the network as it is, and the network with one more input per room card, the teacher's room
+   value (its weights start at zero, so both start from the same function). Same data, split,
+   seed and steps; the held-out accuracy on move decisions is the figure.
+3. **Play** (``--play N``) each fitted copy against 3 ``notebook`` on the same deals, the
+   room-value copy computing its room values with a ``deduction`` of its own seat fed its
+   observations (what R31 lets the seat know), and report the paired difference.
+
+A diagnostic only: nothing here is shipped.
+
+    python benchmarks/room_value_probe.py --games 1500 --epochs 3 --play 600
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+#: room values are expected information in nats; this scales them to about [0, 1]
+RV_SCALE = 1.0
+SHIPPED = os.path.join(ROOT, "models", "clue_ppo_mixed.pt")
+
+
+def _room_net_class() -> Any:
+    import torch
+    from torch import nn
+
+    from clue_env.engine.cards import N_CARDS, N_ROOMS, ROOM_BASE
+    from clue_env.training.network import CluePolicyNet
+
+    class RoomValueNet(CluePolicyNet):
+        """The policy network with one more per-card input: the room value (0 for other cards).
+        The values ride in :attr:`rv` (B, 9), set before each call."""
+
+        rv: torch.Tensor | None = None
+
+        def widen_from(self, base: CluePolicyNet) -> None:
+            self.load_state_dict(base.state_dict())
+            old = self.card[0]
+            nf = old.in_features - N_CARDS - self.context_to_card
+            new = nn.Linear(old.in_features + 1, old.out_features)
+            with torch.no_grad():
+                new.weight.zero_()
+                new.weight[:, :nf] = old.weight[:, :nf]
+                new.weight[:, nf + 1 :] = old.weight[:, nf:]
+                new.bias.copy_(old.bias)
+            self.card[0] = new
+
+        def _card_inputs(self, x: torch.Tensor) -> torch.Tensor:
+            base = super()._card_inputs(x)
+            col = x.new_zeros(x.shape[0], N_CARDS, 1)
+            if self.rv is not None:
+                col[:, ROOM_BASE:, 0] = self.rv[:, :N_ROOMS]
+            return torch.cat([base, col], dim=-1)
+
+    return RoomValueNet
+
+
+def _record_chunk(args: tuple[list[int], int, str]) -> dict[str, np.ndarray]:
+    """Games ``ids``: the shipped agent drives seat ``g % 4``; the teacher labels and reports room values."""
+    games, entropy, teacher = args
+    import clue_env
+    from agents import make_agent
+    from clue_env.training.features import SeatFeatures, policy_observation
+
+    opp_mix = (["notebook"] * 3, ["deduction", "notebook", "notebook"], ["deduction"] * 3)
+    obs, mask, act, rvs = [], [], [], []
+    for g in games:
+        env = clue_env.raw_env(num_players=4)
+        env.reset(seed=g)
+        me = g % 4
+        opps = list(opp_mix[g % len(opp_mix)])
+        seeds = np.random.SeedSequence([entropy, g]).generate_state(6)
+        agents: list[Any] = []
+        for s in range(4):
+            spec = "ppo" if s == me else opps.pop()
+            agents.append(make_agent(spec, seat=s, num_players=4, seed=int(seeds[s])))
+        label = make_agent(teacher, seat=me, num_players=4, seed=int(seeds[5]))
+        for a in [*agents, label]:
+            a.reset()
+        feats = SeatFeatures(me, 4)
+        while not env.game_over:
+            name = env.agent_selection
+            s = env.possible_agents.index(name)
+            o, info = env.observe(name), env.infos[name]
+            if s == me:
+                t = int(label.act(o, info))
+                k = label.witness.knowledge
+                rv = label._room_values(info["seat_view"], k) * RV_SCALE
+                f = feats.update(o["observation"], info["seat_view"].events)
+                obs.append(policy_observation(o["observation"], f).astype(np.float16))
+                mask.append(o["action_mask"].astype(bool))
+                act.append(t)
+                rvs.append(rv.astype(np.float32))
+            env.step(int(agents[s].act(o, info)))
+    return {"obs": np.stack(obs), "mask": np.stack(mask), "action": np.array(act), "rv": np.stack(rvs)}
+
+
+def _fit(net: Any, data: dict[str, np.ndarray], idx: np.ndarray, epochs: int, lr: float, seed: int, use_rv: bool) -> None:
+    import torch
+    import torch.nn.functional as F
+
+    from clue_env.codec import PHASES, default_codec
+
+    move = default_codec().phases(data["mask"]) == PHASES.index("move")
+    w_all = np.where(move, 1.0, 0.25).astype(np.float32)
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    gen = np.random.default_rng(seed)
+    net.train()
+    for _ in range(epochs):
+        order = gen.permutation(idx)
+        for i in range(0, len(order), 512):
+            b = order[i : i + 512]
+            x = torch.from_numpy(data["obs"][b].astype(np.float32))
+            if use_rv:
+                net.rv = torch.from_numpy(data["rv"][b])
+            logits = net(x)[0].masked_fill(~torch.from_numpy(data["mask"][b]), -1e8)
+            ce = F.cross_entropy(logits, torch.from_numpy(data["action"][b].astype(np.int64)), reduction="none")
+            w = torch.from_numpy(w_all[b])
+            loss = (ce * w).sum() / w.sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+    net.eval()
+
+
+def _move_accuracy(net: Any, data: dict[str, np.ndarray], idx: np.ndarray, use_rv: bool) -> float:
+    import torch
+
+    from clue_env.codec import PHASES, default_codec
+
+    move = default_codec().phases(data["mask"][idx]) == PHASES.index("move")
+    with torch.no_grad():
+        x = torch.from_numpy(data["obs"][idx].astype(np.float32))
+        if use_rv:
+            net.rv = torch.from_numpy(data["rv"][idx])
+        logits = net(x)[0].masked_fill(~torch.from_numpy(data["mask"][idx]), -1e8)
+    hit = logits.argmax(1).numpy() == data["action"][idx]
+    return float(hit[move].mean())
+
+
+def _play(nets: dict[str, Any], head: Any, teacher: str, games: int, seed: int, entropy: int) -> dict[str, Any]:
+    """Each fitted copy in seat ``g % 4`` against 3 ``notebook`` on the same deals and opponent
+    seeds; the room-value copy reads its room values from its own seat's ``teacher``."""
+    import torch
+
+    import clue_env
+    from agents import make_agent
+    from agents.ppo_agent import PPOAgent
+
+    class RoomValueAgent(PPOAgent):
+        def __init__(self, seat: int, seed: int, net: Any) -> None:
+            self.shadow = make_agent(teacher, seat=seat, num_players=4, seed=seed + 1)
+            super().__init__(seat, 4, "classic", seed, net=net, accusation=head)
+
+        def reset(self) -> None:
+            super().reset()
+            self.shadow.reset()
+
+        def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
+            self.shadow.act(observation, info)  # its knowledge and room values follow the same view
+            rv = self.shadow._room_values(info["seat_view"], self.shadow.witness.knowledge) * RV_SCALE
+            self.net.rv = torch.from_numpy(rv.astype(np.float32)).unsqueeze(0)
+            return super().act(observation, info)
+
+    wins: dict[str, list[int]] = {k: [] for k in nets}
+    for g in range(seed, seed + games):
+        me = g % 4
+        seeds = np.random.SeedSequence([entropy, g]).generate_state(4)
+        for key, net in nets.items():
+            env = clue_env.raw_env(num_players=4)
+            env.reset(seed=g)
+            agents: list[Any] = []
+            for s in range(4):
+                if s != me:
+                    agents.append(make_agent("notebook", seat=s, num_players=4, seed=int(seeds[s])))
+                elif key == "with_room_values":
+                    agents.append(RoomValueAgent(s, int(seeds[s]), net))
+                else:
+                    agents.append(PPOAgent(s, 4, "classic", int(seeds[s]), net=net, accusation=head))
+            for a in agents:
+                a.reset()
+            while not env.game_over:
+                name = env.agent_selection
+                s = env.possible_agents.index(name)
+                env.step(int(agents[s].act(env.observe(name), env.infos[name])))
+            w = env.winner()
+            wins[key].append(int(w == env.possible_agents[me]))
+    a, b = (np.array(wins[k], dtype=float) for k in ("network_as_is", "with_room_values"))
+    d = b - a
+    half = 1.96 * float(d.std(ddof=1)) / np.sqrt(len(d))
+    return {
+        "games": games,
+        "seed": seed,
+        "agent_seed": entropy,
+        "network_as_is": float(a.mean()),
+        "with_room_values": float(b.mean()),
+        "difference": float(d.mean()),
+        "difference_ci95": [float(d.mean()) - half, float(d.mean()) + half],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=1500)
+    ap.add_argument("--seed", type=int, default=3000000)
+    ap.add_argument("--agent-seed", type=int, default=21)
+    ap.add_argument("--teacher", default="deduction:plan=roll")
+    ap.add_argument("--epochs", type=int, default=3)
+    ap.add_argument("--lr", type=float, default=1e-4)
+    ap.add_argument("--held-out", type=float, default=0.1)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--play", type=int, default=0, help="then play each fitted copy against 3 notebook on this many deals")
+    ap.add_argument("--play-seed", type=int, default=3100000)
+    ap.add_argument("--json", help="write the figures here")
+    args = ap.parse_args(argv)
+
+    from concurrent.futures import ProcessPoolExecutor
+
+    import torch
+
+    from clue_env.training.checkpoint import load_policy
+
+    t0 = time.time()
+    ids = list(range(args.seed, args.seed + args.games))
+    jobs = [(ids[i : i + 25], args.agent_seed, args.teacher) for i in range(0, len(ids), 25)]
+    with ProcessPoolExecutor(args.workers) as pool:
+        parts = list(pool.map(_record_chunk, jobs))
+    data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    n = len(data["action"])
+    print(f"recorded {n} decisions from {args.games} games in {time.time() - t0:.0f} s", flush=True)
+    # split by game chunk (decisions of one game stay together): the last chunks are held out
+    sizes = [len(p["action"]) for p in parts]
+    n_hold = max(1, int(round(len(parts) * args.held_out)))
+    cut = int(np.sum(sizes[: len(parts) - n_hold]))
+    train_idx, hold_idx = np.arange(cut), np.arange(cut, n)
+
+    out: dict[str, Any] = {"games": args.games, "decisions": n, "held_out_decisions": len(hold_idx), "teacher": args.teacher}
+    RoomValueNet = _room_net_class()
+    fitted: dict[str, Any] = {}
+    for use_rv in (False, True):
+        torch.manual_seed(0)
+        base, _ = load_policy(SHIPPED)
+        net = base
+        if use_rv:
+            net = RoomValueNet(**base.config())
+            net.widen_from(base)
+        before = _move_accuracy(net, data, hold_idx, use_rv)
+        _fit(net, data, train_idx, args.epochs, args.lr, seed=1, use_rv=use_rv)
+        after = _move_accuracy(net, data, hold_idx, use_rv)
+        key = "with_room_values" if use_rv else "network_as_is"
+        out[key] = {"held_out_move_accuracy_before": before, "held_out_move_accuracy_after": after}
+        print(f"{key}: held-out move accuracy {before:.1%} -> {after:.1%}", flush=True)
+        fitted[key] = net
+    if args.play:
+        from clue_env.training.checkpoint import load_accusation
+
+        head = load_accusation(SHIPPED)
+        out["play"] = _play(fitted, head, args.teacher, args.play, args.play_seed, args.agent_seed)
+        r = out["play"]
+        lo, hi = r["difference_ci95"]
+        print(
+            f"against 3 notebook, {r['games']} deals: as is {r['network_as_is']:.1%}, with room values "
+            f"{r['with_room_values']:.1%}, paired {100 * r['difference']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}] points",
+            flush=True,
+        )
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(out, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
