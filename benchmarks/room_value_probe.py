@@ -246,7 +246,8 @@ def main(argv: list[str] | None = None) -> int:
 
     t0 = time.time()
     ids = list(range(args.seed, args.seed + args.games))
-    jobs = [(ids[i : i + 25], args.agent_seed, args.teacher) for i in range(0, len(ids), 25)]
+    chunk = max(1, min(25, args.games // 10))  # at least ~10 chunks: the held-out games are whole chunks
+    jobs = [(ids[i : i + chunk], args.agent_seed, args.teacher) for i in range(0, len(ids), chunk)]
     with ProcessPoolExecutor(args.workers) as pool:
         parts = list(pool.map(_record_chunk, jobs))
     data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
@@ -254,7 +255,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"recorded {n} decisions from {args.games} games in {time.time() - t0:.0f} s", flush=True)
     # split by game chunk (decisions of one game stay together): the last chunks are held out
     sizes = [len(p["action"]) for p in parts]
-    n_hold = max(1, int(round(len(parts) * args.held_out)))
+    if len(parts) < 2:
+        ap.error("--games: at least 2, so that some games are held out")
+    n_hold = min(len(parts) - 1, max(1, int(round(len(parts) * args.held_out))))
     cut = int(np.sum(sizes[: len(parts) - n_hold]))
     train_idx, hold_idx = np.arange(cut), np.arange(cut, n)
 
