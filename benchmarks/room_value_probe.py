@@ -236,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--play", type=int, default=0, help="then play each fitted copy against 3 notebook on this many deals")
     ap.add_argument("--play-seed", type=int, default=3100000)
     ap.add_argument("--json", help="write the figures here")
+    ap.add_argument("--data", help="an .npz of recorded decisions: read if it exists (same --games/--seed), else written")
     args = ap.parse_args(argv)
 
     from concurrent.futures import ProcessPoolExecutor
@@ -248,17 +249,30 @@ def main(argv: list[str] | None = None) -> int:
     ids = list(range(args.seed, args.seed + args.games))
     chunk = max(1, min(25, args.games // 10))  # at least ~10 chunks: the held-out games are whole chunks
     jobs = [(ids[i : i + chunk], args.agent_seed, args.teacher) for i in range(0, len(ids), chunk)]
-    with ProcessPoolExecutor(args.workers) as pool:
-        parts = list(pool.map(_record_chunk, jobs))
-    data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    tag = np.array([args.games, args.seed, args.agent_seed, chunk])
+    if args.data and os.path.exists(args.data):
+        with np.load(args.data) as z:
+            if not np.array_equal(z["tag"], tag) or str(z["teacher"]) != args.teacher:
+                ap.error(f"--data {args.data!r} holds other games (another --games, --seed, --agent-seed or --teacher)")
+            data = {k: z[k] for k in ("obs", "mask", "action", "rv")}
+            sizes = [int(v) for v in z["sizes"]]
+        print(f"read {len(data['action'])} decisions of {args.games} games from {args.data}", flush=True)
+    else:
+        with ProcessPoolExecutor(args.workers) as pool:
+            parts = list(pool.map(_record_chunk, jobs))
+        data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+        sizes = [len(p["action"]) for p in parts]
+        print(f"recorded {len(data['action'])} decisions from {args.games} games in {time.time() - t0:.0f} s", flush=True)
+        if args.data:
+            tmp = args.data + ".tmp.npz"
+            np.savez(tmp, tag=tag, teacher=np.array(args.teacher), sizes=np.array(sizes), **data)
+            os.replace(tmp, args.data)
     n = len(data["action"])
-    print(f"recorded {n} decisions from {args.games} games in {time.time() - t0:.0f} s", flush=True)
     # split by game chunk (decisions of one game stay together): the last chunks are held out
-    sizes = [len(p["action"]) for p in parts]
-    if len(parts) < 2:
+    if len(sizes) < 2:
         ap.error("--games: at least 2, so that some games are held out")
-    n_hold = min(len(parts) - 1, max(1, int(round(len(parts) * args.held_out))))
-    cut = int(np.sum(sizes[: len(parts) - n_hold]))
+    n_hold = min(len(sizes) - 1, max(1, int(round(len(sizes) * args.held_out))))
+    cut = int(np.sum(sizes[: len(sizes) - n_hold]))
     train_idx, hold_idx = np.arange(cut), np.arange(cut, n)
 
     out: dict[str, Any] = {"games": args.games, "decisions": n, "held_out_decisions": len(hold_idx), "teacher": args.teacher}

@@ -54,3 +54,17 @@ def test_a_small_probe_records_fits_plays_and_writes_its_figures(tmp_path):
     p = r["play"]
     assert p["games"] == 2 and p["difference"] == pytest.approx(p["with_room_values"] - p["network_as_is"])
     assert np.isfinite(p["difference_ci95"]).all()
+
+
+def test_recorded_decisions_are_kept_and_refused_for_other_games(tmp_path, capsys):
+    data = tmp_path / "d.npz"
+    args = ["--games", "4", "--epochs", "1", "--workers", "1", "--data", str(data)]
+    assert room_value_probe.main([*args, "--json", str(tmp_path / "a.json")]) == 0
+    assert data.exists() and not list(tmp_path.glob("*.tmp.npz"))
+    assert room_value_probe.main([*args, "--json", str(tmp_path / "b.json")]) == 0
+    assert "read " in capsys.readouterr().out
+    a, b = (json.loads((tmp_path / f).read_text()) for f in ("a.json", "b.json"))
+    assert a == b  # the same decisions, split and fits
+    with pytest.raises(SystemExit):
+        room_value_probe.main(["--games", "4", "--seed", "7", "--workers", "1", "--data", str(data)])
+    assert "holds other games" in capsys.readouterr().err
