@@ -36,8 +36,9 @@ from typing import Any
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
+for _p in (ROOT, os.path.dirname(os.path.abspath(__file__))):  # the package; seat_games beside this file
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
 
 #: room values are expected information in nats; this scales them to about [0, 1]
 RV_SCALE = 1.0
@@ -210,16 +211,17 @@ def _play(nets: dict[str, Any], head: Any, teacher: str, games: int, seed: int, 
             w = env.winner()
             wins[key].append(int(w == env.possible_agents[me]))
     a, b = (np.array(wins[k], dtype=float) for k in ("network_as_is", "with_room_values"))
-    d = b - a
-    half = 1.96 * float(d.std(ddof=1)) / np.sqrt(len(d))
+    from seat_games import mean_ci95
+
+    diff, lo, hi = mean_ci95(b - a)
     return {
         "games": games,
         "seed": seed,
         "agent_seed": entropy,
         "network_as_is": float(a.mean()),
         "with_room_values": float(b.mean()),
-        "difference": float(d.mean()),
-        "difference_ci95": [float(d.mean()) - half, float(d.mean()) + half],
+        "difference": diff,
+        "difference_ci95": [lo, hi],
     }
 
 
