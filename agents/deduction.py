@@ -20,8 +20,12 @@ from 1 to :data:`MAX_SAMPLES`; ``exact_budget`` (default 20,000; 0: always the c
 experiment on whom a suggestion calls into the room (R26: the named suspect's token moves there):
 among the suggestions within ``pull_tol`` of the best expected information, ``far`` names the
 active opponent whose token is farthest from this room, ``next`` the next opponent to play,
-``avoid`` no opponent outside this room. Bad values are refused at construction (ValueError
-naming them).
+``avoid`` no opponent outside this room; ``plan`` (default none), an experiment on classic
+movement: ``roll`` scores the rooms after the roll as the 2023 planner does (a room enterable now
+per :data:`TURNS_NOW`, any other per :data:`TURNS_NEXT` plus the squares still left) and, before
+the roll, weighs staying and the passage against the best room averaged over the die's faces;
+``move`` only the part after the roll. Bad values are refused at construction (ValueError naming
+them).
 """
 
 from __future__ import annotations
@@ -145,7 +149,7 @@ MAX_SAMPLES = 4096
 MAX_EXACT_BUDGET = 1_000_000
 #: the ``pull`` experiment's modes (see the module docstring)
 PULL_MODES = ("far", "next", "avoid")
-#: the ``plan`` experiment's modes: ``roll`` scores classic moves after the roll as the 2023 planner does
+#: the ``plan`` experiment's modes (see the module docstring)
 PLAN_MODES = ("roll", "move")
 
 
@@ -276,7 +280,8 @@ class DeductionAgent(Agent):
         return CODEC.END
 
     def _pull_preference(self, view: SeatView, room: int) -> np.ndarray:
-        """Per suspect, in [0, 1]: how much ``self.pull`` prefers naming it (R26 moves its token here)."""
+        """Per suspect: how much ``self.pull`` prefers naming it (R26 moves its token here); 0 for
+        me, eliminated seats, tokens already here and characters nobody plays, negative to avoid."""
         pref = np.zeros(N_SUSPECTS)
         n = self.num_players
         opponents = [(j - self.seat) % n for j in range(n)]
