@@ -218,17 +218,16 @@ def test_ratings_rank_the_winner_first_tie_the_rest_and_average_a_repeated_spec(
 
 
 def test_ratings_of_fixed_agents_keep_tightening_with_more_games():
-    """Agents are fixed programs (tau 0): sigma keeps shrinking as games are added, so more games
-    can settle the order of two agents of similar strength. OpenSkill's default tau (mu / 300) held
-    sigma near 1.7 from a few hundred 4-player games on, and mu then followed only the last games."""
+    """Agents are fixed programs (tau 0): sigma keeps shrinking as games are added (about as one over
+    the square root of the games), so enough games can settle the order of two agents of similar
+    strength. OpenSkill's default tau (mu / 300) held sigma near 1.7 from a few hundred 4-player
+    games on, whatever the number of games, and mu then followed only the last games."""
     rng = np.random.default_rng(0)
     winners = rng.choice(4, size=2000, p=[0.5, 0.44, 0.06, 0.0])
     results = [_result(g, ["a", "b", "c", "d"], int(w)) for g, w in enumerate(winners)]
     at = {n: rate_games("abcd", results[:n]) for n in (500, 2000)}
     assert at[2000]["a"][1] < 0.7 * at[500]["a"][1]
     assert at[2000]["a"][1] < 1.0
-    a, b = at[2000]["a"], at[2000]["b"]
-    assert a[0] - 1.96 * a[1] > b[0] + 1.96 * b[1]  # 50% against 44% over 2,000 games: settled
 
 
 def test_run_league_rates_agents_and_writes_the_json_shape():
