@@ -124,10 +124,11 @@ def _fit(net: Any, data: dict[str, np.ndarray], idx: np.ndarray, epochs: int, lr
     import torch
     import torch.nn.functional as F
 
-    from clue_env.codec import PHASES, default_codec
+    from clue_env.training.imitation import Batch, phase_weights
 
-    move = default_codec().phases(data["mask"]) == PHASES.index("move")
-    w_all = np.where(move, 1.0, 0.25).astype(np.float32)
+    # moves weigh 1, the other phases 0.25 (the DAgger configs' weights)
+    rows = Batch(data["obs"], data["mask"], data["action"], np.zeros(len(data["action"]), np.float32))
+    w_all = phase_weights(rows, {"suggest": 0.25, "refute": 0.25, "accuse/end": 0.25})
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     gen = np.random.default_rng(seed)
     net.train()
@@ -307,8 +308,9 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(out, f, indent=2)
+        from clue_env.fileio import write_output
+
+        write_output(args.json, json.dumps(out, indent=2).encode())
     return 0
 
 
