@@ -210,7 +210,9 @@ class PPOAgent(Agent):
             self.race = RaceTracker(self.num_players, self.seat, view.hand)
         self.race.feed(view.events)
         features = FEATURE_SETS[self.accusation.inputs]  # the head's own set
-        h = head_inputs(k, self.race, self.seat, f, view.turn, view.phase == Phase.START, self.num_players, features, self.rng)
+        h = head_inputs(
+            k, self.race, self.seat, f, view.turn, view.phase == Phase.START, self.num_players, features, self.rng, view.events
+        )
         top = h.top
         with torch.inference_mode():
             q_stop, q_wait = self.accusation.q_values(torch.from_numpy(h.x).unsqueeze(0))

@@ -1,11 +1,12 @@
-"""Which accusation-head inputs pay: feature set 1 against feature set 2 or 3 on the very same games.
+"""Which accusation-head inputs pay: feature set 1 against set 2 or 3, or set 3 against set 5, on the same games.
 
 An accusation stage recorded with ``accusation.features: 2`` (or 3) holds every input of set 1 too
 (set 2 adds two race inputs per seat, set 3 three more, see
 :class:`clue_env.training.accusation.RaceTracker`). This script loads such a run's recorded chunks,
 splits them into training and held-out games exactly as the stage does (the same seed, share and
 line-up weights), fits one head on the recorded set and one on set 1 (its columns without the new
-ones per seat), and reports, per line-up, each head's held-out gain in win rate over waiting for
+ones per seat; for a set-5 recording, set 3: its columns without the opponents' simulated progress,
+:mod:`clue_env.training.opponent_model`), and reports, per line-up, each head's held-out gain in win rate over waiting for
 proof, the paired difference between the two heads (the same seat-games), and how often each
 accuses wrongly. Prints a table and writes JSON::
 
@@ -61,9 +62,24 @@ def set1_columns(features: int = 2) -> np.ndarray:
     return cols
 
 
-def as_set1(trajs: list[Trajectory]) -> list[Trajectory]:
-    cols = set1_columns(FEATURE_SETS[trajs[0].x.shape[1]]) if trajs else set1_columns()
+def baseline_columns(recorded: int, baseline: int) -> np.ndarray:
+    """The indices of feature set ``baseline``'s inputs inside a vector of set ``recorded``: set 1
+    inside sets 2 and 3 (:func:`set1_columns`), or set 3 inside set 5 (its first columns: set 5
+    appends the opponents' simulated progress to set 3)."""
+    if baseline == 1 and recorded in (2, 3):
+        return set1_columns(recorded)
+    if baseline == 3 and recorded == 5:
+        return np.arange(stop_size(3))
+    raise SystemExit(f"cannot compare feature set {recorded} with set {baseline}: sets 2 and 3 against 1, set 5 against 3")
+
+
+def as_baseline(trajs: list[Trajectory], baseline: int = 1) -> list[Trajectory]:
+    cols = baseline_columns(FEATURE_SETS[trajs[0].x.shape[1]], baseline) if trajs else set1_columns()
     return [Trajectory(t.game, t.seat, t.x[:, cols], t.correct, t.triples, t.label, t.won) for t in trajs]
+
+
+def as_set1(trajs: list[Trajectory]) -> list[Trajectory]:
+    return as_baseline(trajs, 1)
 
 
 def load_run(run: Path, chunks: int | None = None) -> tuple[Any, list[Trajectory], dict[int, int]]:
@@ -81,7 +97,7 @@ def load_run(run: Path, chunks: int | None = None) -> tuple[Any, list[Trajectory
         trajs += part
         lineup_of.update((t.game, li) for t in part)
     if trajs and FEATURE_SETS.get(trajs[0].x.shape[1], 1) == 1:
-        raise SystemExit(f"{run}: recorded with {trajs[0].x.shape[1]} inputs, not feature set 2 or 3")
+        raise SystemExit(f"{run}: recorded with {trajs[0].x.shape[1]} inputs, not feature set 2, 3 or 5")
     return cfg, trajs, lineup_of
 
 
@@ -99,7 +115,10 @@ def interval(d: np.ndarray) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    ap.add_argument("--run", type=Path, required=True, help="a run directory whose accusation stage recorded feature set 2 or 3")
+    ap.add_argument("--run", type=Path, required=True, help="a run whose accusation stage recorded feature set 2, 3 or 5")
+    ap.add_argument(
+        "--baseline", type=int, choices=(1, 3), default=None, help="the set to compare with (default: 3 for a set-5 run, else 1)"
+    )
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--chunks", type=int, default=None, help="use only the first N recorded chunks of each line-up")
     ap.add_argument("--epochs", type=int, default=None, help="epochs per fit (default: the run's; fewer for a quick look)")
@@ -133,18 +152,21 @@ def main(argv: list[str] | None = None) -> int:
     print(f"weights: {'every line-up the same' if balance else 'every seat-game the same'}; members: {kw['members']}")
     n = FEATURE_SETS[trajs[0].x.shape[1]]
     new = f"set {n}"
+    b = args.baseline if args.baseline is not None else (3 if n == 5 else 1)
+    base = f"set {b}"
     heads: dict[str, Any] = {}
-    for name, tr in ((new, train), ("set 1", as_set1(train))):
+    for name, tr in ((new, train), (base, as_baseline(train, b))):
         t0 = time.time()
         heads[name] = fit_head(tr, seed=cfg.seed, weights=weights(train), **kw)  # type: ignore[arg-type]
         print(f"fitted {name} in {time.time() - t0:.0f} s")
     won = np.array([t.won for t in test])
     v2, w2 = outcomes(test, heads[new])
-    v1, w1 = outcomes(as_set1(test), heads["set 1"])
+    v1, w1 = outcomes(as_baseline(test, b), heads[base])
     li_of = np.array([lineup_of[t.game] for t in test])
     rows: list[dict[str, Any]] = []
     groups = [(f"{li} " + ",".join(a.lineups[li]), li_of == li) for li in range(len(a.lineups))] + [("all", li_of >= 0)]
-    heads_row = f"{'seat-games':>10s} {'set 1 gain':>16s} {new + ' gain':>16s} {new + ' - set 1':>16s} {'wrong 1/' + str(n):>11s}"
+    wrong = f"wrong {b}/{n}"
+    heads_row = f"{'seat-games':>10s} {base + ' gain':>16s} {new + ' gain':>16s} {new + ' - ' + base:>16s} {wrong:>11s}"
     print(f"\n{'line-up':52s} {heads_row}")
     for label, sel in groups:
         if sel.sum() < 2:
@@ -155,13 +177,13 @@ def main(argv: list[str] | None = None) -> int:
         row = {
             "lineup": label,
             "seat_games": int(sel.sum()),
-            "set1_gain": g1,
-            "set1_ci95": [g1 - h1, g1 + h1],
+            f"set{b}_gain": g1,
+            f"set{b}_ci95": [g1 - h1, g1 + h1],
             f"set{n}_gain": g2,
             f"set{n}_ci95": [g2 - h2, g2 + h2],
             "difference": dd,
             "difference_ci95": [dd - hd, dd + hd],
-            "set1_wrong": float(w1[sel].mean()),
+            f"set{b}_wrong": float(w1[sel].mean()),
             f"set{n}_wrong": float(w2[sel].mean()),
         }
         rows.append(row)

@@ -143,6 +143,7 @@ def _policy_features(obs, infos, viewer, n):
     by the accusation head's inputs (clue_env.training.accusation) and its candidate triples."""
     from clue_env.training.accusation import RaceTracker, head_inputs, stop_features, triple_features, triple_posterior
     from clue_env.training.features import SeatFeatures
+    from clue_env.training.opponent_model import opponent_features
 
     sf = SeatFeatures(viewer, n)
     race = RaceTracker(n, viewer, np.flatnonzero(obs[0][:21]).tolist())  # the hand piece of the observation
@@ -160,7 +161,10 @@ def _policy_features(obs, infos, viewer, n):
         z3 = stop_features(f, best, how, len(triples), race.per_seat(viewer, race.turn, 3, sf.knowledge), race.turn, False, n)
         # feature set 4 adds a second posterior from the opponents' suggestions: still only what the seat saw
         h4 = head_inputs(sf.knowledge, race, viewer, f, race.turn, False, n, 4, np.random.default_rng(0))
-        out.append(np.concatenate([f, z, z2, z3, triple_features(top, f).ravel(), h4.x, h4.triples.ravel()]))
+        # feature set 5 rebuilds each opponent's evidence in deals drawn from the seat's own: computed here
+        # at every step (head_inputs does so only once few triples are possible)
+        opp = opponent_features(sf.knowledge, i, viewer, n, np.random.default_rng(0), samples=4)
+        out.append(np.concatenate([f, z, z2, z3, triple_features(top, f).ravel(), h4.x, h4.triples.ravel(), opp]))
     return out
 
 

@@ -47,6 +47,7 @@ from ..engine.events import Accuse, NoRefute, Pass, Show, Suggest, Turn
 from ..engine.knowledge import Contradiction, Knowledge
 from ..engine.knowledge.base import BudgetExceeded
 from ..observation import MAX_SEATS
+from .opponent_model import OPPONENT_FEATURES, opponent_features
 
 #: more possible envelopes than this: the posterior is not computed (no accusation can pay yet)
 MAX_TRIPLES = 48
@@ -75,12 +76,14 @@ STOP_FEATURES_V3 = STOP_FEATURES + MAX_SEATS * (PER_SEAT_V3 - PER_SEAT)
 #: feature set 4 adds to set 3 the "tell" posterior's summary (see :func:`tell_features`)
 TELL_FEATURES = 12
 STOP_FEATURES_V4 = STOP_FEATURES_V3 + TELL_FEATURES
+#: feature set 5 adds to set 3 each opponent's simulated progress (see :mod:`clue_env.training.opponent_model`)
+STOP_FEATURES_V5 = STOP_FEATURES_V3 + OPPONENT_FEATURES
 #: the head's input size -> its feature set (a head file says its input size; the agent computes the set it was fitted on)
-FEATURE_SETS = {STOP_FEATURES: 1, STOP_FEATURES_V2: 2, STOP_FEATURES_V3: 3, STOP_FEATURES_V4: 4}
+FEATURE_SETS = {STOP_FEATURES: 1, STOP_FEATURES_V2: 2, STOP_FEATURES_V3: 3, STOP_FEATURES_V4: 4, STOP_FEATURES_V5: 5}
 #: per-seat row width of each feature set
-ROW_WIDTH = {1: PER_SEAT, 2: PER_SEAT_V2, 3: PER_SEAT_V3, 4: PER_SEAT_V3}
+ROW_WIDTH = {1: PER_SEAT, 2: PER_SEAT_V2, 3: PER_SEAT_V3, 4: PER_SEAT_V3, 5: PER_SEAT_V3}
 #: inputs per candidate triple of the triple scorer, per feature set
-TRIPLE_WIDTH = {1: 2, 2: 2, 3: 2, 4: 3}
+TRIPLE_WIDTH = {1: 2, 2: 2, 3: 2, 4: 3, 5: 2}
 #: the most MLPs a bagged head may hold per part (:class:`~clue_env.training.accusation_net.AccusationNet`)
 MAX_MEMBERS = 16
 
@@ -397,14 +400,22 @@ def head_inputs(
     num_players: int,
     features: int,
     rng: np.random.Generator,
+    events: Sequence[Any] = (),
 ) -> HeadInputs:
     """The accusation head's inputs of feature set ``features`` for ``seat`` (whose evidence is
-    ``k``, whose event history ``race`` has read), as the ``ppo`` agent and the recorder compute them."""
+    ``k``, whose event history ``race`` has read), as the ``ppo`` agent and the recorder compute them.
+    Feature set 5 also needs the seat's redacted event log ``events`` (the opponents' simulated
+    progress is computed only while the posterior is, else left zero: no accusation can pay)."""
+    if features == 5 and not events:
+        raise ValueError("feature set 5 needs the seat's event log (events=...)")
     post, how, total = _posterior_count(k, rng)
     top = sorted(post.items(), key=lambda kv: -kv[1])[:TOP_TRIPLES]
     best = tuple(sorted(top[0][0])) if top else ()
     race_x = race.per_seat(seat, turn, features, k)
     x = stop_features(policy_features, top[0][1] if top else 0.0, how, len(post), race_x, turn, start_of_turn, num_players)
+    if features == 5:
+        opp = opponent_features(k, events, seat, num_players, rng) if how is not None else np.zeros(OPPONENT_FEATURES, np.float32)
+        return HeadInputs(np.concatenate([x, opp]).astype(np.float32), top, triple_features(top, policy_features), best)
     if features < 4:
         return HeadInputs(x, top, triple_features(top, policy_features), best)
     k2, applied = tell_knowledge(k, race, seat)
@@ -433,6 +444,7 @@ __all__ = [
     "STOP_FEATURES_V2",
     "STOP_FEATURES_V3",
     "STOP_FEATURES_V4",
+    "STOP_FEATURES_V5",
     "TELL_FEATURES",
     "TOP_TRIPLES",
     "TRIPLE_WIDTH",

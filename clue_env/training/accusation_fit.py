@@ -111,7 +111,7 @@ def record_game(
                 if race is None:
                     race = races[seat] = RaceTracker(n, seat, view.hand)
                 race.feed(view.events)
-                h = head_inputs(k, race, seat, f, view.turn, view.phase == Phase.START, n, features, rngs[seat])
+                h = head_inputs(k, race, seat, f, view.turn, view.phase == Phase.START, n, features, rngs[seat], view.events)
                 rows[seat].append((h.x, h.best, h.top, h.triples))
         env.step(agents[seat].act(obs, info))
     s, w, r = g.envelope
@@ -379,7 +379,7 @@ def fit_head(
     # the triple scorer first (its training draws no randomness): with feature set 4 the stop
     # target is whether the triple it picks is right, which need not be the likeliest one
     _train_triple(net, np.concatenate([t.triples for t in train]), np.concatenate([t.label for t in train]), 200, seed)
-    if FEATURE_SETS[net.inputs] >= 4:
+    if FEATURE_SETS[net.inputs] == 4:
         train = scorer_correct(net, train)
         held_out = scorer_correct(net, held_out)
         correct = np.concatenate([t.correct for t in train])
