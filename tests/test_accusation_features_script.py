@@ -54,6 +54,23 @@ def test_set1_columns_of_a_set3_vector_are_the_set1_vector():
     assert np.array_equal(accusation_features.as_set1([t])[0].x[0], v1)
 
 
+def test_set3_columns_of_a_set5_recording_are_its_set3_inputs_and_other_pairs_are_refused():
+    """A set-5 recording holds set 3's inputs first (head_inputs appends the opponents' simulated
+    progress): the comparison reads them back, and a pair of sets it cannot nest is refused."""
+    import pytest
+
+    from clue_env.training.accusation import STOP_FEATURES_V3, STOP_FEATURES_V5
+
+    x = np.random.default_rng(2).random((3, STOP_FEATURES_V5)).astype(np.float32)
+    t = Trajectory(4, 1, x, np.zeros(3, np.float32), np.zeros((3, 8, 2), np.float32), np.array([-1, 0, 1]), 0.0)
+    (b,) = accusation_features.as_baseline([t], 3)
+    assert b.x.shape == (3, STOP_FEATURES_V3) and np.array_equal(b.x, x[:, :STOP_FEATURES_V3])
+    with pytest.raises(SystemExit, match="set 5 against 3"):
+        accusation_features.baseline_columns(5, 1)
+    with pytest.raises(SystemExit, match="cannot compare"):
+        accusation_features.baseline_columns(3, 3)
+
+
 def test_opponent_tells_script_separates_deduction_from_notebook(tmp_path):
     """benchmarks/opponent_tells.py: a few games; deduction opponents are caught naming their own
     cards, notebook ones (which never name a card they hold) almost never."""
