@@ -1,6 +1,7 @@
 """``ppo:PATH``: a trained policy (``ppo`` alone: the policy shipped in ``models/`` for the game's
-rules and player count: ``clue_ppo.pt`` for classic, ``clue_ppo_2023.pt`` for the 2023 rules with
-3-6 players, ``clue_ppo_2p.pt`` for the two-player game).
+rules and player count: the network ``clue_ppo.pt`` for classic, ``clue_ppo_2023.pt`` for the 2023
+rules with 3-6 players, ``clue_ppo_2p.pt`` for the two-player game, each with its mixed-opponent
+accusation head: ``clue_ppo_mixed.pt``, ``clue_ppo_2023_mixed.pt``, ``clue_ppo_2p_mixed.pt``).
 
 A policy file may also hold an accusation head (:mod:`clue_env.training.accusation_net`):
 then at every decision where an accusation is legal and the network's own choice is not one, the
@@ -42,8 +43,15 @@ SHIPPED_POLICY_2023 = os.path.join(MODELS, "clue_ppo_2023.pt")
 SHIPPED_POLICY_MIXED = os.path.join(MODELS, "clue_ppo_mixed.pt")
 #: the 2023 network (3-6 players) with its mixed-opponent head (configs/train/accusation_2023_mixed_v3_all.yaml)
 SHIPPED_POLICY_2023_MIXED = os.path.join(MODELS, "clue_ppo_2023_mixed.pt")
-#: the file ``ppo`` plays for each shipped network, where it is not the network alone
-PLAY_POLICIES = {SHIPPED_POLICY: SHIPPED_POLICY_MIXED, SHIPPED_POLICY_2023: SHIPPED_POLICY_2023_MIXED}
+#: the two-player network with its mixed-opponent head of feature set 5 (each opponent's simulated progress,
+#: configs/train/accusation_2p_mixed_v5.yaml)
+SHIPPED_POLICY_2P_MIXED = os.path.join(MODELS, "clue_ppo_2p_mixed.pt")
+#: the file ``ppo`` plays for each shipped network
+PLAY_POLICIES = {
+    SHIPPED_POLICY: SHIPPED_POLICY_MIXED,
+    SHIPPED_POLICY_2023: SHIPPED_POLICY_2023_MIXED,
+    SHIPPED_POLICY_2P: SHIPPED_POLICY_2P_MIXED,
+}
 #: the same networks with their accusation heads (configs/train/accusation_*.yaml): the ``ppo_accuse`` spec
 ACCUSE_POLICIES = {
     SHIPPED_POLICY: os.path.join(MODELS, "clue_ppo_accuse.pt"),
@@ -55,8 +63,8 @@ ACCUSE_POLICIES = {
 def shipped_policy(num_players: int, rules: Any = "classic", accuse: bool = False) -> str:
     """The policy file ``ppo`` (no path) plays with ``num_players`` players under ``rules``
     (a ruleset name or config): the two-player file for 2 players, the 2023 file for a ruleset
-    whose turn starts with a roll (R12: the 2023 turn structure), else the classic file; for 3-6
-    players, the network with its mixed-opponent accusation head; ``accuse``: the network with
+    whose turn starts with a roll (R12: the 2023 turn structure), else the classic file; each
+    network with its mixed-opponent accusation head; ``accuse``: the network with
     its head fitted against ``deduction`` (``ppo_accuse``)."""
     if num_players == 2:
         path = SHIPPED_POLICY_2P

@@ -15,6 +15,7 @@ from agents.ppo_agent import (  # noqa: E402
     ACCUSE_POLICIES,
     SHIPPED_POLICY,
     SHIPPED_POLICY_2P,
+    SHIPPED_POLICY_2P_MIXED,
     SHIPPED_POLICY_2023,
     SHIPPED_POLICY_2023_MIXED,
     SHIPPED_POLICY_MIXED,
@@ -72,6 +73,7 @@ def test_network_logits_cover_every_action_and_follow_the_layout():
         SHIPPED_POLICY_2023,
         SHIPPED_POLICY_MIXED,
         SHIPPED_POLICY_2023_MIXED,
+        SHIPPED_POLICY_2P_MIXED,
         *ACCUSE_POLICIES.values(),
     ],  # fmt: skip
 )
@@ -84,7 +86,7 @@ def test_shipped_policies_are_present_small_and_load(path):
 
 
 def test_ppo_plays_the_two_player_policy_with_two_players_and_the_others_by_ruleset():
-    assert make_agent("ppo", seat=0, num_players=2, rules="edition2023").path == SHIPPED_POLICY_2P
+    assert make_agent("ppo", seat=0, num_players=2, rules="edition2023").path == SHIPPED_POLICY_2P_MIXED
     for n in (3, 4, 6):
         assert make_agent("ppo", seat=0, num_players=n).path == SHIPPED_POLICY_MIXED
         assert make_agent("ppo", seat=0, num_players=n, rules="edition2023").path == SHIPPED_POLICY_2023_MIXED
@@ -92,9 +94,9 @@ def test_ppo_plays_the_two_player_policy_with_two_players_and_the_others_by_rule
 
 
 def test_ppo_accuse_plays_each_shipped_network_with_its_accusation_head():
-    """``ppo_accuse``: each network with its head fitted against deduction; ``ppo``: the two-player
-    network alone, and the classic and 2023 networks with their mixed-opponent heads (feature set 3)."""
-    from clue_env.training.accusation import STOP_FEATURES_V3
+    """``ppo_accuse``: each network with its head fitted against deduction; ``ppo``: each network with
+    its mixed-opponent head (feature set 3 for the classic and 2023 networks, 5 for the two-player one)."""
+    from clue_env.training.accusation import STOP_FEATURES_V3, STOP_FEATURES_V5
     from clue_env.training.checkpoint import load_accusation
 
     for n, rules, base in (
@@ -106,11 +108,11 @@ def test_ppo_accuse_plays_each_shipped_network_with_its_accusation_head():
         assert a.path == ACCUSE_POLICIES[base] and a.accusation is not None
         plain = make_agent("ppo", seat=0, num_players=n, rules=rules)
         assert load_accusation(base) is None  # the network files themselves carry no head
-        if base in (SHIPPED_POLICY, SHIPPED_POLICY_2023):
-            mixed = SHIPPED_POLICY_MIXED if base == SHIPPED_POLICY else SHIPPED_POLICY_2023_MIXED
-            assert plain.path == mixed and plain.accusation.inputs == STOP_FEATURES_V3
-        else:
-            assert plain.accusation is None
+        mixed = {SHIPPED_POLICY: SHIPPED_POLICY_MIXED, SHIPPED_POLICY_2023: SHIPPED_POLICY_2023_MIXED}.get(
+            base, SHIPPED_POLICY_2P_MIXED
+        )
+        assert plain.path == mixed and plain.accusation is not None
+        assert plain.accusation.inputs == (STOP_FEATURES_V5 if base == SHIPPED_POLICY_2P else STOP_FEATURES_V3)
         # the same network: the head is the only difference
         sa, sb = a.net.state_dict(), plain.net.state_dict()
         assert all(torch.equal(sa[k], sb[k]) for k in sa)
