@@ -27,6 +27,10 @@ accusation is legal whether to accuse now, from these inputs:
   the triple scorer gets each candidate's probability under both. Against a prober the tells
   are wrong, and the ratio says so as evidence accumulates: the head is fitted on mixed line-ups
   to learn when to believe them;
+* (feature set 5, set 3 plus :func:`~clue_env.training.opponent_model.opponent_features`) **each
+  opponent's progress, simulated**: in deals drawn from this seat's evidence, every opponent's own
+  evidence is rebuilt and the envelopes it can still not tell apart are counted (exact up to the deal
+  in the two-player game, where it made accusation timing pay);
 * the game's turn, the phase (start of my turn, or after my suggestion) and the player count.
 
 Everything here reads only what R31 lets the seat know: its own (redacted) event history and
