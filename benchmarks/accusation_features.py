@@ -11,7 +11,7 @@ proof, the paired difference between the two heads (the same seat-games), and ho
 accuses wrongly. Prints a table and writes JSON::
 
     python benchmarks/accusation_features.py --run runs/accusation_classic_mixed_v2 [--json out.json]
-        [--chunks N] [--epochs E] [--weights run|balance|none] [--members K]
+        [--chunks N] [--epochs E] [--weights run|balance|none] [--members K] [--baseline 1|3]
 
 Two fits of the head on the run's whole recording take long (about 8 minutes each per 3,000 games
 with the run's 20 epochs, on 2 busy cores); ``--chunks`` and ``--epochs`` give a quicker, rougher look.

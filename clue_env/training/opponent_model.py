@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.cards import N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS, ROOM_BASE, WEAPON_BASE
+from ..engine.cards import N_ROOMS, N_SUSPECTS, N_WEAPONS, ROOM_BASE, WEAPON_BASE
 from ..engine.events import HIDDEN, Accuse, Peek, Show, Suggest
 from ..engine.knowledge import Contradiction, Knowledge
 from ..engine.witness import Witness
@@ -127,7 +127,7 @@ def opponent_features(
             j = (me + rel) % n
             if j in out_of:
                 continue
-            hand = [int(c) for c in np.flatnonzero(deal[:N_CARDS] == j)]
+            hand = [int(c) for c in np.flatnonzero(deal == j)]
             w = Witness(j, hand, sizes)
             try:
                 w.feed(opponent_evidence(events, me, j, deal, board, room_cards, rng))
