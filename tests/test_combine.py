@@ -56,3 +56,17 @@ def test_missing_and_corrupt_files_are_named_cli(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "none.pt" in err and "does not exist" in err
     assert sorted(os.listdir(tmp_path)) == ["bad.pt"]
+
+
+def test_no_head_writes_the_network_alone_cli(tmp_path, capsys):
+    """``--no-head``: how ``models/clue_ppo_2p.pt`` is cut out of a run that started from a file with a head."""
+    out = tmp_path / "net.pt"
+    assert main(["--network", SHIPPED_POLICY_MIXED, "--no-head", "--out", str(out)]) == 0
+    assert "no accusation head" in capsys.readouterr().out
+    assert load_accusation(SHIPPED_POLICY_MIXED) is not None and load_accusation(str(out)) is None
+    got, meta = load_policy(str(out))
+    want, _ = load_policy(SHIPPED_POLICY_MIXED)
+    assert all(torch.equal(a, b) for a, b in zip(got.state_dict().values(), want.state_dict().values()))
+    assert meta["combined"]["head"] is None and meta["combined"]["network"] == SHIPPED_POLICY_MIXED
+    with pytest.raises(SystemExit):  # --head and --no-head together
+        main(["--network", SHIPPED_POLICY_MIXED, "--no-head", "--head", SHIPPED_POLICY_MIXED, "--out", str(out)])

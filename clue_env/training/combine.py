@@ -12,6 +12,9 @@ weights and meta, the head's weights and meta as they are, and a ``combined`` en
 sources (with their SHA-256) and the command. Both files are checked as :func:`load_policy` and
 :func:`load_accusation` check them; a head file without a head is refused; the output is written
 atomically, so a refused call leaves no file.
+
+``--no-head`` (instead of ``--head``) writes the network alone, without any head: how a network
+file such as ``models/clue_ppo_2p.pt`` is cut out of a run whose policy carries its ``init``'s head.
 """
 
 from __future__ import annotations
@@ -32,20 +35,25 @@ def _sha256(path: str) -> str:
     return h.hexdigest()
 
 
-def combine_policy(network_path: str, head_path: str, out_path: str, command: str = "") -> dict[str, Any]:
+def combine_policy(network_path: str, head_path: str | None, out_path: str, command: str = "") -> dict[str, Any]:
     """Write ``out_path``: the network of ``network_path`` with the accusation head of
-    ``head_path``; returns the new file's meta. Raises :class:`CheckpointError` (naming the file)
-    for a missing, corrupt or foreign file, and for a head file that holds no head."""
+    ``head_path`` (``None``: with no head at all); returns the new file's meta. Raises
+    :class:`CheckpointError` (naming the file) for a missing, corrupt or foreign file, and for a
+    head file that holds no head."""
     net, net_meta = load_policy(network_path)
-    if load_accusation(head_path) is None:  # checks the head's weights as play would
-        raise CheckpointError(f"{head_path!r} holds no accusation head (fit one with an 'accusation:' config in train.py)")
-    head = read_policy_file(head_path)["accusation"]
+    head = None
+    if head_path is not None:
+        if load_accusation(head_path) is None:  # checks the head's weights as play would
+            raise CheckpointError(
+                f"{head_path!r} holds no accusation head (fit one with an 'accusation:' config in train.py)"
+            )
+        head = read_policy_file(head_path)["accusation"]
     meta = dict(net_meta)
     meta["combined"] = {
         "network": network_path,
         "network_sha256": _sha256(network_path),
         "head": head_path,
-        "head_sha256": _sha256(head_path),
+        "head_sha256": None if head_path is None else _sha256(head_path),
         "command": command,
     }
     save_policy(out_path, net, meta, accusation=head)
@@ -55,7 +63,9 @@ def combine_policy(network_path: str, head_path: str, out_path: str, command: st
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--network", required=True, help="the policy file whose network is kept")
-    ap.add_argument("--head", required=True, help="the policy file whose accusation head is kept")
+    which = ap.add_mutually_exclusive_group(required=True)
+    which.add_argument("--head", help="the policy file whose accusation head is kept")
+    which.add_argument("--no-head", action="store_true", help="write the network alone, with no accusation head")
     ap.add_argument("--out", required=True, help="the new policy file (written atomically)")
     args = ap.parse_args(argv)
     command = "python -m clue_env.training.combine " + " ".join(sys.argv[1:] if argv is None else argv)
@@ -64,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     except CheckpointError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    print(f"wrote {args.out}: the network of {args.network} with the accusation head of {args.head}")
+    with_head = "no accusation head" if args.head is None else f"the accusation head of {args.head}"
+    print(f"wrote {args.out}: the network of {args.network} with {with_head}")
     return 0
 
 
