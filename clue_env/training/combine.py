@@ -44,9 +44,7 @@ def combine_policy(network_path: str, head_path: str | None, out_path: str, comm
     head = None
     if head_path is not None:
         if load_accusation(head_path) is None:  # checks the head's weights as play would
-            raise CheckpointError(
-                f"{head_path!r} holds no accusation head (fit one with an 'accusation:' config in train.py)"
-            )
+            raise CheckpointError(f"{head_path!r} holds no accusation head (fit one with an 'accusation:' config in train.py)")
         head = read_policy_file(head_path)["accusation"]
     meta = dict(net_meta)
     meta["combined"] = {
