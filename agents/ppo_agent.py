@@ -44,7 +44,7 @@ SHIPPED_POLICY_MIXED = os.path.join(MODELS, "clue_ppo_mixed.pt")
 #: the 2023 network (3-6 players) with its mixed-opponent head (configs/train/accusation_2023_mixed_v3_all.yaml)
 SHIPPED_POLICY_2023_MIXED = os.path.join(MODELS, "clue_ppo_2023_mixed.pt")
 #: the two-player network with its mixed-opponent head of feature set 5 (each opponent's simulated progress,
-#: configs/train/accusation_2p_mixed_v5.yaml)
+#: configs/train/accusation_2p_mixed_v5_dd.yaml)
 SHIPPED_POLICY_2P_MIXED = os.path.join(MODELS, "clue_ppo_2p_mixed.pt")
 #: the file ``ppo`` plays for each shipped network
 PLAY_POLICIES = {
