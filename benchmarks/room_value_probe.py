@@ -19,9 +19,16 @@ This script answers the question without a new observation layout:
    room-value copy computing its room values with a ``deduction`` of its own seat fed its
    observations (what R31 lets the seat know), and report the paired difference.
 
+Other games: ``--players``, ``--rules``, ``--policy`` (the file whose network is widened and whose
+accusation head plays; default: the file ``ppo`` plays for that game), ``--opponents`` (the specs the
+recorded games cycle through, one spec for all the opponents of a game; default, 4-player classic:
+3 ``notebook``, ``deduction`` + 2 ``notebook``, 3 ``deduction``) and ``--play-opponent``.
+
 A diagnostic only: nothing here is shipped.
 
     python benchmarks/room_value_probe.py --games 1500 --epochs 3 --play 600
+    python benchmarks/room_value_probe.py --players 2 --rules edition2023 --teacher deduction \
+        --opponents deduction --play-opponent deduction --games 2000 --epochs 4 --play 1000
 """
 
 from __future__ import annotations
@@ -80,29 +87,36 @@ def _room_net_class() -> Any:
     return RoomValueNet
 
 
-def _record_chunk(args: tuple[list[int], int, str]) -> dict[str, np.ndarray]:
-    """Games ``ids``: the shipped agent drives seat ``g % 4``; the teacher labels and reports room values."""
-    games, entropy, teacher = args
+def _opponent_specs(n: int, game: int, opponents: list[str]) -> list[str]:
+    """The opponents' specs of ``game`` (seat order, the candidate's seat left out)."""
+    if not opponents:  # the original 4-player mix
+        mix = (["notebook"] * 3, ["deduction", "notebook", "notebook"], ["deduction"] * 3)
+        return list(reversed(mix[game % len(mix)]))
+    return [opponents[(game // n) % len(opponents)]] * (n - 1)
+
+
+def _record_chunk(args: tuple[list[int], int, str, int, str, str, list[str]]) -> dict[str, np.ndarray]:
+    """Games ``ids``: the policy drives seat ``g % n``; the teacher labels and reports room values."""
+    games, entropy, teacher, n, rules, policy, opponents = args
     import clue_env
     from agents import make_agent
     from clue_env.training.features import SeatFeatures, policy_observation
 
-    opp_mix = (["notebook"] * 3, ["deduction", "notebook", "notebook"], ["deduction"] * 3)
     obs, mask, act, rvs = [], [], [], []
     for g in games:
-        env = clue_env.raw_env(num_players=4)
+        env = clue_env.raw_env(num_players=n, rules=rules)
         env.reset(seed=g)
-        me = g % 4
-        opps = list(opp_mix[g % len(opp_mix)])
-        seeds = np.random.SeedSequence([entropy, g]).generate_state(6)
+        me = g % n
+        opps = _opponent_specs(n, g, opponents)
+        seeds = np.random.SeedSequence([entropy, g]).generate_state(n + 2)
         agents: list[Any] = []
-        for s in range(4):
-            spec = "ppo" if s == me else opps.pop()
-            agents.append(make_agent(spec, seat=s, num_players=4, seed=int(seeds[s])))
-        label = make_agent(teacher, seat=me, num_players=4, seed=int(seeds[5]))
+        for s in range(n):
+            spec = f"ppo:{policy}" if s == me else opps.pop(0)
+            agents.append(make_agent(spec, seat=s, num_players=n, rules=env.rules, seed=int(seeds[s])))
+        label = make_agent(teacher, seat=me, num_players=n, rules=env.rules, seed=int(seeds[n + 1]))
         for a in [*agents, label]:
             a.reset()
-        feats = SeatFeatures(me, 4)
+        feats = SeatFeatures(me, n)
         while not env.game_over:
             name = env.agent_selection
             s = env.possible_agents.index(name)
@@ -164,19 +178,35 @@ def _move_accuracy(net: Any, data: dict[str, np.ndarray], idx: np.ndarray, use_r
     return float(hit[move].mean())
 
 
-def _play(nets: dict[str, Any], head: Any, teacher: str, games: int, seed: int, entropy: int) -> dict[str, Any]:
-    """Each fitted copy in seat ``g % 4`` against 3 ``notebook`` on the same deals and opponent
-    seeds; the room-value copy reads its room values from its own seat's ``teacher``."""
+def _play_chunk(args: tuple[Any, ...]) -> dict[str, list[int]]:
+    """Each fitted copy (given as ``(config, state_dict)``) in seat ``g % n`` against ``n - 1``
+    ``opponent`` on the same deals and opponents' seeds; the room-value copy reads its room values
+    from a ``teacher`` of its own seat fed its observations (what R31 lets the seat know)."""
+    nets, policy, teacher, opponent, n, rules, games, entropy = args
     import torch
 
     import clue_env
     from agents import make_agent
     from agents.ppo_agent import PPOAgent
+    from clue_env.training.checkpoint import load_accusation
+    from clue_env.training.network import CluePolicyNet
+
+    torch.set_num_threads(1)
+    head = load_accusation(policy)
+    RoomValueNet = _room_net_class()
+    built: dict[str, Any] = {}
+    for key, (config, state) in nets.items():
+        net = (RoomValueNet if key == "with_room_values" else CluePolicyNet)(**config)
+        if key == "with_room_values":
+            net.widen_from(CluePolicyNet(**config))  # the widened shape, then the fitted weights
+        net.load_state_dict(state)
+        net.eval()
+        built[key] = net
 
     class RoomValueAgent(PPOAgent):
-        def __init__(self, seat: int, seed: int, net: Any) -> None:
-            self.shadow = make_agent(teacher, seat=seat, num_players=4, seed=seed + 1)
-            super().__init__(seat, 4, "classic", seed, net=net, accusation=head)
+        def __init__(self, seat: int, seed: int, net: Any, cfg: Any) -> None:
+            self.shadow = make_agent(teacher, seat=seat, num_players=n, rules=cfg, seed=seed + 1)
+            super().__init__(seat, n, cfg, seed, net=net, accusation=head)
 
         def reset(self) -> None:
             super().reset()
@@ -188,21 +218,21 @@ def _play(nets: dict[str, Any], head: Any, teacher: str, games: int, seed: int, 
             self.net.rv = torch.from_numpy(rv.astype(np.float32)).unsqueeze(0)
             return super().act(observation, info)
 
-    wins: dict[str, list[int]] = {k: [] for k in nets}
-    for g in range(seed, seed + games):
-        me = g % 4
-        seeds = np.random.SeedSequence([entropy, g]).generate_state(4)
-        for key, net in nets.items():
-            env = clue_env.raw_env(num_players=4)
+    wins: dict[str, list[int]] = {k: [] for k in built}
+    for g in games:
+        me = g % n
+        seeds = np.random.SeedSequence([entropy, g]).generate_state(n)
+        for key, net in built.items():
+            env = clue_env.raw_env(num_players=n, rules=rules)
             env.reset(seed=g)
             agents: list[Any] = []
-            for s in range(4):
+            for s in range(n):
                 if s != me:
-                    agents.append(make_agent("notebook", seat=s, num_players=4, seed=int(seeds[s])))
+                    agents.append(make_agent(opponent, seat=s, num_players=n, rules=env.rules, seed=int(seeds[s])))
                 elif key == "with_room_values":
-                    agents.append(RoomValueAgent(s, int(seeds[s]), net))
+                    agents.append(RoomValueAgent(s, int(seeds[s]), net, env.rules))
                 else:
-                    agents.append(PPOAgent(s, 4, "classic", int(seeds[s]), net=net, accusation=head))
+                    agents.append(PPOAgent(s, n, env.rules, int(seeds[s]), net=net, accusation=head))
             for a in agents:
                 a.reset()
             while not env.game_over:
@@ -211,14 +241,33 @@ def _play(nets: dict[str, Any], head: Any, teacher: str, games: int, seed: int, 
                 env.step(int(agents[s].act(env.observe(name), env.infos[name])))
             w = env.winner()
             wins[key].append(int(w == env.possible_agents[me]))
+    return wins
+
+
+def _play(nets: dict[str, Any], args: argparse.Namespace, policy: str) -> dict[str, Any]:
+    """Both fitted copies on ``args.play`` deals against ``args.play_opponent``, in worker processes."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    state = {k: (net.config(), {n: t.detach().clone() for n, t in net.state_dict().items()}) for k, net in nets.items()}
+    ids = list(range(args.play_seed, args.play_seed + args.play))
+    size = max(1, min(20, -(-args.play // max(1, args.workers))))
+    head = (state, policy, args.teacher, args.play_opponent, args.players, args.rules)
+    jobs = [(*head, ids[i : i + size], args.agent_seed) for i in range(0, len(ids), size)]
+    if args.workers <= 1:
+        parts = list(map(_play_chunk, jobs))
+    else:
+        with ProcessPoolExecutor(args.workers) as pool:
+            parts = list(pool.map(_play_chunk, jobs))
+    wins = {k: [w for p in parts for w in p[k]] for k in nets}
     a, b = (np.array(wins[k], dtype=float) for k in ("network_as_is", "with_room_values"))
     from seat_games import mean_ci95
 
     diff, lo, hi = mean_ci95(b - a)
     return {
-        "games": games,
-        "seed": seed,
-        "agent_seed": entropy,
+        "games": args.play,
+        "seed": args.play_seed,
+        "agent_seed": args.agent_seed,
+        "opponent": args.play_opponent,
         "network_as_is": float(a.mean()),
         "with_room_values": float(b.mean()),
         "difference": diff,
@@ -236,11 +285,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lr", type=float, default=1e-4)
     ap.add_argument("--held-out", type=float, default=0.1)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--play", type=int, default=0, help="then play each fitted copy against 3 notebook on this many deals")
+    ap.add_argument("--play", type=int, default=0, help="then play each fitted copy against --play-opponent on this many deals")
+    ap.add_argument("--play-opponent", default="notebook", help="the spec of every opponent seat in --play games")
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--rules", default="classic")
+    ap.add_argument("--policy", help="the policy file to widen and play (default: the file ppo plays for the game)")
+    ap.add_argument(
+        "--opponents", default="", help="comma-separated specs the recorded games cycle through (default: the 4-player mix)"
+    )
     ap.add_argument("--play-seed", type=int, default=3100000)
     ap.add_argument("--json", help="write the figures here")
     ap.add_argument("--data", help="an .npz of recorded decisions: read if it exists (same --games/--seed), else written")
     args = ap.parse_args(argv)
+    from agents.ppo_agent import shipped_policy
+
+    policy = args.policy or (
+        SHIPPED if (args.players, args.rules) == (4, "classic") else shipped_policy(args.players, args.rules)
+    )
+    opponents = [o for o in args.opponents.split(",") if o]
 
     from concurrent.futures import ProcessPoolExecutor
 
@@ -251,12 +313,20 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     ids = list(range(args.seed, args.seed + args.games))
     chunk = max(1, min(25, args.games // 10))  # at least ~10 chunks: the held-out games are whole chunks
-    jobs = [(ids[i : i + chunk], args.agent_seed, args.teacher) for i in range(0, len(ids), chunk)]
-    tag = np.array([args.games, args.seed, args.agent_seed, chunk])
+    jobs = [
+        (ids[i : i + chunk], args.agent_seed, args.teacher, args.players, args.rules, policy, opponents)
+        for i in range(0, len(ids), chunk)
+    ]
+    tag = np.array([args.games, args.seed, args.agent_seed, chunk, args.players])
     if args.data and os.path.exists(args.data):
         with np.load(args.data) as z:
-            if not np.array_equal(z["tag"], tag) or str(z["teacher"]) != args.teacher:
-                ap.error(f"--data {args.data!r} holds other games (another --games, --seed, --agent-seed or --teacher)")
+            same = np.array_equal(z["tag"], tag) and str(z["teacher"]) == args.teacher
+            same = same and (str(z["setup"]) if "setup" in z.files else "") == repr((args.rules, policy, opponents))
+            if not same:
+                ap.error(
+                    f"--data {args.data!r} holds other games (another --games, --seed, --agent-seed, --teacher, "
+                    "--players, --rules, --policy or --opponents)"
+                )
             data = {k: z[k] for k in ("obs", "mask", "action", "rv")}
             sizes = [int(v) for v in z["sizes"]]
         print(f"read {len(data['action'])} decisions of {args.games} games from {args.data}", flush=True)
@@ -268,7 +338,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"recorded {len(data['action'])} decisions from {args.games} games in {time.time() - t0:.0f} s", flush=True)
         if args.data:
             tmp = args.data + ".tmp.npz"
-            np.savez(tmp, tag=tag, teacher=np.array(args.teacher), sizes=np.array(sizes), **data)
+            np.savez(
+                tmp,
+                tag=tag,
+                teacher=np.array(args.teacher),
+                setup=np.array(repr((args.rules, policy, opponents))),
+                sizes=np.array(sizes),
+                **data,
+            )
             os.replace(tmp, args.data)
     n = len(data["action"])
     # split by game chunk (decisions of one game stay together): the last chunks are held out
@@ -278,12 +355,21 @@ def main(argv: list[str] | None = None) -> int:
     cut = int(np.sum(sizes[: len(sizes) - n_hold]))
     train_idx, hold_idx = np.arange(cut), np.arange(cut, n)
 
-    out: dict[str, Any] = {"games": args.games, "decisions": n, "held_out_decisions": len(hold_idx), "teacher": args.teacher}
+    out: dict[str, Any] = {
+        "games": args.games,
+        "players": args.players,
+        "rules": args.rules,
+        "policy": policy,
+        "opponents": opponents or "4-player mix",
+        "decisions": n,
+        "held_out_decisions": len(hold_idx),
+        "teacher": args.teacher,
+    }
     RoomValueNet = _room_net_class()
     fitted: dict[str, Any] = {}
     for use_rv in (False, True):
         torch.manual_seed(0)
-        base, _ = load_policy(SHIPPED)
+        base, _ = load_policy(policy)
         net = base
         if use_rv:
             net = RoomValueNet(**base.config())
@@ -296,14 +382,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{key}: held-out move accuracy {before:.1%} -> {after:.1%}", flush=True)
         fitted[key] = net
     if args.play:
-        from clue_env.training.checkpoint import load_accusation
-
-        head = load_accusation(SHIPPED)
-        out["play"] = _play(fitted, head, args.teacher, args.play, args.play_seed, args.agent_seed)
+        out["play"] = _play(fitted, args, policy)
         r = out["play"]
         lo, hi = r["difference_ci95"]
         print(
-            f"against 3 notebook, {r['games']} deals: as is {r['network_as_is']:.1%}, with room values "
+            f"against {args.players - 1} {args.play_opponent}, {r['games']} deals: "
+            f"as is {r['network_as_is']:.1%}, with room values "
             f"{r['with_room_values']:.1%}, paired {100 * r['difference']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}] points",
             flush=True,
         )
