@@ -211,6 +211,14 @@ class DeductionAgent(Agent):
         self.witness.feed(view.events)
         return self.witness.knowledge
 
+    def room_values(self, info: dict[str, Any]) -> np.ndarray:
+        """Per room (``N_ROOMS``), what its planner puts on a visit there now: the expected
+        information of the room's best suggestion, plus an unseen face-down card's (R30), from deals
+        drawn from the seat's evidence in ``info["seat_view"]`` (R31). Feeds the evidence as
+        :meth:`act` does, chooses nothing: the ``ppo`` agent reads these as network inputs."""
+        view: SeatView = info["seat_view"]
+        return self._room_values(view, self._knowledge(view))
+
     def _certain(self, k) -> tuple[int, ...] | None:
         if self._solution_version != k.version:
             self._solution = k.solution_if_certain(max_candidates=8)

@@ -8,6 +8,11 @@ then at every decision where an accusation is legal and the network's own choice
 head decides from the seat's view whether accusing its best triple now is worth more than
 waiting, and which legal triple to accuse (a hierarchical policy: both parts are learned).
 
+A network that reads the planner's room values (``room_values`` in its sizes, see
+:mod:`clue_env.training.network`) gets them from a ``deduction`` planner of the agent's own seat,
+fed the same observations and info (R31) and seeded from the agent's seed; the planner chooses
+nothing, the network makes every decision.
+
 The agent keeps its seat's policy features (:class:`clue_env.training.features.SeatFeatures`)
 from the observation and ``info["seat_view"].events`` it is handed, exactly as in training, and plays the
 network's most probable legal action, so its play is deterministic given the game. Needs the
@@ -22,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from clue_env.codec import default_codec
+from clue_env.engine.cards import N_ROOMS
 
 from . import register_agent
 from .base import Agent
@@ -133,11 +139,21 @@ class PPOAgent(Agent):
             self.net, self.accusation = _load(self.path)
         self.features = SeatFeatures(seat, num_players)
         self._size = POLICY_LAYOUT.size
-        self._buf = np.zeros(self._size, dtype=np.float32)
+        self._rooms = int(getattr(self.net, "room_values", 0))
+        self._buf = np.zeros(self._size + (N_ROOMS if self._rooms else 0), dtype=np.float32)
         super().__init__(seat, num_players, rules, seed)
+        #: the room values' source for a network that reads them (a planner that chooses nothing)
+        self.planner: Any = None
+        if self._rooms:
+            from .deduction import DeductionAgent
+
+            planner_seed = seed + 1 if seed is not None else int(self.rng.integers(2**31))
+            self.planner = DeductionAgent(seat, num_players, cfg, seed=planner_seed)
 
     def reset(self) -> None:
         self.features.reset()
+        if getattr(self, "planner", None) is not None:
+            self.planner.reset()
         #: made at the first accusation opportunity (feature set 2 needs the seat's hand)
         self.race: Any = None
         self._explained: tuple[np.ndarray, Any, np.ndarray] | None = None
@@ -146,12 +162,18 @@ class PPOAgent(Agent):
 
     def policy_input(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> np.ndarray:
         obs = observation["observation"]
-        if obs.shape[0] == self._size:  # already a policy observation (training adapter)
+        if obs.shape[0] == self._size and not self._rooms:  # already a policy observation (training adapter)
             return obs
-        from clue_env.training.features import policy_observation
+        if obs.shape[0] == self._size:
+            self._buf[: self._size] = obs
+        else:
+            from clue_env.training.features import policy_observation
 
-        f = self.features.update(obs, info["seat_view"].events)
-        return policy_observation(obs, f, self._buf)
+            f = self.features.update(obs, info["seat_view"].events)
+            policy_observation(obs, f, self._buf[: self._size])
+        if self._rooms:
+            self._buf[self._size :] = self.planner.room_values(info)
+        return self._buf
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
         x = self.policy_input(observation, info)

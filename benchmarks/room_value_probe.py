@@ -15,9 +15,12 @@ This script answers the question without a new observation layout:
    the network as it is, and the network with one more input per room card, the teacher's room
    value (its weights start at zero, so both start from the same function). Same data, split,
    seed and steps; the held-out accuracy on move decisions is the figure.
-3. **Play** (``--play N``) each fitted copy against 3 ``notebook`` on the same deals, the
-   room-value copy computing its room values with a ``deduction`` of its own seat fed its
-   observations (what R31 lets the seat know), and report the paired difference.
+3. **Play** (``--play N``) each fitted copy against 3 ``notebook`` on the same deals (with
+   ``--play-unfitted``, the policy's network as it is too), the room-value copy as the ``ppo`` agent
+   plays such a network: its room values come from a ``deduction`` planner of its own seat fed its
+   observations (what R31 lets the seat know), which chooses nothing; report the paired differences.
+4. **Save** (``--save DIR``) each fitted copy, with the policy's accusation head, as a policy file
+   (``DIR/with_room_values.pt`` plays as ``ppo:DIR/with_room_values.pt``).
 
 Other games: ``--players``, ``--rules``, ``--policy`` (the file whose network is widened and whose
 accusation head plays; default: the file ``ppo`` plays for that game), ``--opponents`` (the specs the
@@ -50,41 +53,6 @@ for _p in (ROOT, os.path.dirname(os.path.abspath(__file__))):  # the package; se
 #: room values are expected information in nats; this scales them to about [0, 1]
 RV_SCALE = 1.0
 SHIPPED = os.path.join(ROOT, "models", "clue_ppo_mixed.pt")
-
-
-def _room_net_class() -> Any:
-    import torch
-    from torch import nn
-
-    from clue_env.engine.cards import N_CARDS, N_ROOMS, ROOM_BASE
-    from clue_env.training.network import CluePolicyNet
-
-    class RoomValueNet(CluePolicyNet):
-        """The policy network with one more per-card input: the room value (0 for other cards).
-        The values ride in :attr:`rv` (B, 9), set before each call."""
-
-        rv: torch.Tensor | None = None
-
-        def widen_from(self, base: CluePolicyNet) -> None:
-            self.load_state_dict(base.state_dict())
-            old = self.card[0]
-            nf = old.in_features - N_CARDS - self.context_to_card
-            new = nn.Linear(old.in_features + 1, old.out_features)
-            with torch.no_grad():
-                new.weight.zero_()
-                new.weight[:, :nf] = old.weight[:, :nf]
-                new.weight[:, nf + 1 :] = old.weight[:, nf:]
-                new.bias.copy_(old.bias)
-            self.card[0] = new
-
-        def _card_inputs(self, x: torch.Tensor) -> torch.Tensor:
-            base = super()._card_inputs(x)
-            col = x.new_zeros(x.shape[0], N_CARDS, 1)
-            if self.rv is not None:
-                col[:, ROOM_BASE:, 0] = self.rv[:, :N_ROOMS]
-            return torch.cat([base, col], dim=-1)
-
-    return RoomValueNet
 
 
 def _opponent_specs(n: int, game: int, opponents: list[str]) -> list[str]:
@@ -134,6 +102,16 @@ def _record_chunk(args: tuple[list[int], int, str, int, str, str, list[str]]) ->
     return {"obs": np.stack(obs), "mask": np.stack(mask), "action": np.array(act), "rv": np.stack(rvs)}
 
 
+def _inputs(data: dict[str, np.ndarray], rows: np.ndarray, use_rv: bool) -> Any:
+    """The network's input for ``rows``: the policy observation, then the room values if ``use_rv``."""
+    import torch
+
+    x = data["obs"][rows].astype(np.float32)
+    if use_rv:
+        x = np.concatenate([x, data["rv"][rows]], axis=1)
+    return torch.from_numpy(x)
+
+
 def _fit(net: Any, data: dict[str, np.ndarray], idx: np.ndarray, epochs: int, lr: float, seed: int, use_rv: bool) -> None:
     import torch
     import torch.nn.functional as F
@@ -150,9 +128,7 @@ def _fit(net: Any, data: dict[str, np.ndarray], idx: np.ndarray, epochs: int, lr
         order = gen.permutation(idx)
         for i in range(0, len(order), 512):
             b = order[i : i + 512]
-            x = torch.from_numpy(data["obs"][b].astype(np.float32))
-            if use_rv:
-                net.rv = torch.from_numpy(data["rv"][b])
+            x = _inputs(data, b, use_rv)
             logits = net(x)[0].masked_fill(~torch.from_numpy(data["mask"][b]), -1e8)
             ce = F.cross_entropy(logits, torch.from_numpy(data["action"][b].astype(np.int64)), reduction="none")
             w = torch.from_numpy(w_all[b])
@@ -170,19 +146,17 @@ def _move_accuracy(net: Any, data: dict[str, np.ndarray], idx: np.ndarray, use_r
 
     move = default_codec().phases(data["mask"][idx]) == PHASES.index("move")
     with torch.no_grad():
-        x = torch.from_numpy(data["obs"][idx].astype(np.float32))
-        if use_rv:
-            net.rv = torch.from_numpy(data["rv"][idx])
+        x = _inputs(data, idx, use_rv)
         logits = net(x)[0].masked_fill(~torch.from_numpy(data["mask"][idx]), -1e8)
     hit = logits.argmax(1).numpy() == data["action"][idx]
     return float(hit[move].mean())
 
 
 def _play_chunk(args: tuple[Any, ...]) -> dict[str, list[int]]:
-    """Each fitted copy (given as ``(config, state_dict)``) in seat ``g % n`` against ``n - 1``
+    """Each copy (given as ``(config, state_dict)``) in seat ``g % n`` against ``n - 1``
     ``opponent`` on the same deals and opponents' seeds; the room-value copy reads its room values
-    from a ``teacher`` of its own seat fed its observations (what R31 lets the seat know)."""
-    nets, policy, teacher, opponent, n, rules, games, entropy = args
+    from the ``ppo`` agent's planner (a ``deduction`` of its own seat fed its observations, R31)."""
+    nets, policy, opponent, n, rules, games, entropy = args
     import torch
 
     import clue_env
@@ -193,30 +167,12 @@ def _play_chunk(args: tuple[Any, ...]) -> dict[str, list[int]]:
 
     torch.set_num_threads(1)
     head = load_accusation(policy)
-    RoomValueNet = _room_net_class()
     built: dict[str, Any] = {}
     for key, (config, state) in nets.items():
-        net = (RoomValueNet if key == "with_room_values" else CluePolicyNet)(**config)
-        if key == "with_room_values":
-            net.widen_from(CluePolicyNet(**config))  # the widened shape, then the fitted weights
+        net = CluePolicyNet(**config)  # with room_values in config, the agent's planner supplies them
         net.load_state_dict(state)
         net.eval()
         built[key] = net
-
-    class RoomValueAgent(PPOAgent):
-        def __init__(self, seat: int, seed: int, net: Any, cfg: Any) -> None:
-            self.shadow = make_agent(teacher, seat=seat, num_players=n, rules=cfg, seed=seed + 1)
-            super().__init__(seat, n, cfg, seed, net=net, accusation=head)
-
-        def reset(self) -> None:
-            super().reset()
-            self.shadow.reset()
-
-        def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
-            self.shadow.act(observation, info)  # its knowledge and room values follow the same view
-            rv = self.shadow._room_values(info["seat_view"], self.shadow.witness.knowledge) * RV_SCALE
-            self.net.rv = torch.from_numpy(rv.astype(np.float32)).unsqueeze(0)
-            return super().act(observation, info)
 
     wins: dict[str, list[int]] = {k: [] for k in built}
     for g in games:
@@ -229,8 +185,6 @@ def _play_chunk(args: tuple[Any, ...]) -> dict[str, list[int]]:
             for s in range(n):
                 if s != me:
                     agents.append(make_agent(opponent, seat=s, num_players=n, rules=env.rules, seed=int(seeds[s])))
-                elif key == "with_room_values":
-                    agents.append(RoomValueAgent(s, int(seeds[s]), net, env.rules))
                 else:
                     agents.append(PPOAgent(s, n, env.rules, int(seeds[s]), net=net, accusation=head))
             for a in agents:
@@ -251,7 +205,7 @@ def _play(nets: dict[str, Any], args: argparse.Namespace, policy: str) -> dict[s
     state = {k: (net.config(), {n: t.detach().clone() for n, t in net.state_dict().items()}) for k, net in nets.items()}
     ids = list(range(args.play_seed, args.play_seed + args.play))
     size = max(1, min(20, -(-args.play // max(1, args.workers))))
-    head = (state, policy, args.teacher, args.play_opponent, args.players, args.rules)
+    head = (state, policy, args.play_opponent, args.players, args.rules)
     jobs = [(*head, ids[i : i + size], args.agent_seed) for i in range(0, len(ids), size)]
     if args.workers <= 1:
         parts = list(map(_play_chunk, jobs))
@@ -259,20 +213,23 @@ def _play(nets: dict[str, Any], args: argparse.Namespace, policy: str) -> dict[s
         with ProcessPoolExecutor(args.workers) as pool:
             parts = list(pool.map(_play_chunk, jobs))
     wins = {k: [w for p in parts for w in p[k]] for k in nets}
-    a, b = (np.array(wins[k], dtype=float) for k in ("network_as_is", "with_room_values"))
     from seat_games import mean_ci95
 
-    diff, lo, hi = mean_ci95(b - a)
-    return {
+    w = {k: np.array(v, dtype=float) for k, v in wins.items()}
+    diff, lo, hi = mean_ci95(w["with_room_values"] - w["network_as_is"])
+    out: dict[str, Any] = {
         "games": args.play,
         "seed": args.play_seed,
         "agent_seed": args.agent_seed,
         "opponent": args.play_opponent,
-        "network_as_is": float(a.mean()),
-        "with_room_values": float(b.mean()),
+        **{k: float(v.mean()) for k, v in w.items()},
         "difference": diff,
         "difference_ci95": [lo, hi],
     }
+    if "unfitted" in w:
+        d2, lo2, hi2 = mean_ci95(w["with_room_values"] - w["unfitted"])
+        out["difference_vs_unfitted"], out["difference_vs_unfitted_ci95"] = d2, [lo2, hi2]
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -287,6 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--play", type=int, default=0, help="then play each fitted copy against --play-opponent on this many deals")
     ap.add_argument("--play-opponent", default="notebook", help="the spec of every opponent seat in --play games")
+    ap.add_argument("--play-unfitted", action="store_true", help="play the policy's network as it is too (a third arm)")
+    ap.add_argument("--save", help="write each fitted copy, with the policy's accusation head, as DIR/KEY.pt")
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--rules", default="classic")
     ap.add_argument("--policy", help="the policy file to widen and play (default: the file ppo plays for the game)")
@@ -308,7 +267,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
-    from clue_env.training.checkpoint import load_policy
+    from clue_env.training.checkpoint import load_accusation, load_policy, save_policy
+    from clue_env.training.network import widen_for_room_values
 
     t0 = time.time()
     ids = list(range(args.seed, args.seed + args.games))
@@ -365,15 +325,11 @@ def main(argv: list[str] | None = None) -> int:
         "held_out_decisions": len(hold_idx),
         "teacher": args.teacher,
     }
-    RoomValueNet = _room_net_class()
     fitted: dict[str, Any] = {}
     for use_rv in (False, True):
         torch.manual_seed(0)
         base, _ = load_policy(policy)
-        net = base
-        if use_rv:
-            net = RoomValueNet(**base.config())
-            net.widen_from(base)
+        net = widen_for_room_values(base) if use_rv else base
         before = _move_accuracy(net, data, hold_idx, use_rv)
         _fit(net, data, train_idx, args.epochs, args.lr, seed=1, use_rv=use_rv)
         after = _move_accuracy(net, data, hold_idx, use_rv)
@@ -381,7 +337,17 @@ def main(argv: list[str] | None = None) -> int:
         out[key] = {"held_out_move_accuracy_before": before, "held_out_move_accuracy_after": after}
         print(f"{key}: held-out move accuracy {before:.1%} -> {after:.1%}", flush=True)
         fitted[key] = net
+    if args.save:
+        head = load_accusation(policy)
+        for key, net in fitted.items():
+            path = os.path.join(args.save, f"{key}.pt")
+            command = "python benchmarks/room_value_probe.py " + " ".join(sys.argv[1:] if argv is None else argv)
+            meta = {"probe": out, "command": command}
+            save_policy(path, net, meta, accusation=head)
+            print(f"wrote {path}", flush=True)
     if args.play:
+        if args.play_unfitted:
+            fitted = {**fitted, "unfitted": load_policy(policy)[0]}
         out["play"] = _play(fitted, args, policy)
         r = out["play"]
         lo, hi = r["difference_ci95"]
@@ -391,6 +357,13 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['with_room_values']:.1%}, paired {100 * r['difference']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}] points",
             flush=True,
         )
+        if "unfitted" in r:
+            lo, hi = r["difference_vs_unfitted_ci95"]
+            print(
+                f"the network unfitted {r['unfitted']:.1%}; with room values against it "
+                f"{100 * r['difference_vs_unfitted']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}] points",
+                flush=True,
+            )
     if args.json:
         from clue_env.fileio import write_output
 

@@ -1,5 +1,6 @@
-"""benchmarks/room_value_probe.py (issue 15): the shipped network widened by one per-room input,
-the planner's room value, fitted beside the network as it is on the same decisions."""
+"""The room-value network (issue 15) and benchmarks/room_value_probe.py: the shipped network widened
+by one per-room input, the planner's room value, fitted beside the network as it is on the same
+decisions; the ``ppo`` agent playing such a network with a planner of its own seat."""
 
 from __future__ import annotations
 
@@ -15,35 +16,114 @@ torch = pytest.importorskip("torch")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
 import room_value_probe  # noqa: E402
 
-from clue_env.engine.cards import N_ROOMS  # noqa: E402
-from clue_env.training.checkpoint import load_policy  # noqa: E402
+import clue_env  # noqa: E402
+from agents.ppo_agent import PPOAgent  # noqa: E402
+from clue_env.engine.cards import N_ROOMS, ROOM_BASE  # noqa: E402
+from clue_env.training.checkpoint import CheckpointError, load_policy, save_policy  # noqa: E402
 from clue_env.training.features import POLICY_LAYOUT  # noqa: E402
+from clue_env.training.network import CluePolicyNet, widen_for_room_values  # noqa: E402
+
+
+def _wide() -> tuple[CluePolicyNet, CluePolicyNet]:
+    base, _ = load_policy(room_value_probe.SHIPPED)
+    return base, widen_for_room_values(base)
 
 
 def test_the_widened_network_starts_as_the_shipped_one_whatever_the_room_values():
     """The new input's weights start at zero: before any fit the two compute the same logits."""
-    base, _ = load_policy(room_value_probe.SHIPPED)
-    wide = room_value_probe._room_net_class()(**base.config())
-    wide.widen_from(base)
-    wide.eval()
+    base, wide = _wide()
+    assert wide.input_size == POLICY_LAYOUT.size + N_ROOMS and wide.config()["room_values"] == 1
+    assert "room_values" not in base.config()  # an old network's file is unchanged
     x = torch.rand(5, POLICY_LAYOUT.size)
     with torch.no_grad():
         want = base(x)[0]
-        for rv in (None, torch.rand(5, N_ROOMS), torch.full((5, N_ROOMS), 3.0)):
-            wide.rv = rv
-            assert torch.allclose(wide(x)[0], want, atol=1e-5)
-            assert torch.allclose(wide.reference_forward(x)[0], want, atol=1e-5)
-        # with a non-zero weight on the new column, the room values do move the room cards' logits
-        wide.card[0].weight.data[:, wide.card[0].in_features - 21 - wide.context_to_card - 1] = 1.0
-        wide.rv = torch.zeros(5, N_ROOMS)
-        low = wide(x)[0]
-        wide.rv = torch.ones(5, N_ROOMS)
-        assert not torch.allclose(wide(x)[0], low)
+        for rv in (torch.zeros(5, N_ROOMS), torch.rand(5, N_ROOMS), torch.full((5, N_ROOMS), 3.0)):
+            xr = torch.cat([x, rv], dim=1)
+            assert torch.allclose(wide(xr)[0], want, atol=1e-5)
+            assert torch.allclose(wide.reference_forward(xr)[0], want, atol=1e-5)
+        # with a non-zero weight on the new column, the room values move the room cards' logits only
+        nf = wide.card[0].in_features - 21 - wide.context_to_card - 1
+        wide.card[0].weight.data[:, nf] = 1.0
+        low, _ = wide(torch.cat([x, torch.zeros(5, N_ROOMS)], dim=1))
+        high, _ = wide(torch.cat([x, torch.ones(5, N_ROOMS)], dim=1))
+        assert not torch.allclose(high, low)
+        assert torch.allclose(wide.reference_forward(torch.cat([x, torch.ones(5, N_ROOMS)], dim=1))[0], high, atol=1e-5)
+        e_low = wide.card_features(torch.cat([x, torch.zeros(5, N_ROOMS)], dim=1))
+        e_high = wide.card_features(torch.cat([x, torch.ones(5, N_ROOMS)], dim=1))
+        changed = (e_low != e_high).any(dim=2).any(dim=0)
+        assert changed[ROOM_BASE:].all() and not changed[:ROOM_BASE].any()
 
 
-def test_a_small_probe_records_fits_plays_and_writes_its_figures(tmp_path):
+def test_a_room_value_network_round_trips_and_bad_sizes_are_refused(tmp_path):
+    _, wide = _wide()
+    path = str(tmp_path / "rv.pt")
+    save_policy(path, wide)
+    back, _ = load_policy(path)
+    assert back.room_values == 1
+    x = torch.rand(3, back.input_size)
+    with torch.no_grad():
+        assert torch.equal(back(x)[0], wide(x)[0])
+    data = torch.load(path, weights_only=True)
+    data["net"]["room_values"] = 2
+    torch.save(data, path)
+    with pytest.raises(CheckpointError, match="room_values must be 0 or 1"):
+        load_policy(path)
+    with pytest.raises(ValueError, match="already reads room values"):
+        widen_for_room_values(wide)
+
+
+def test_the_ppo_agent_plays_a_room_value_network_legally_and_deterministically(tmp_path):
+    """Two-player 2023 games (R30): the agent's planner supplies the room values; same seeds, same game."""
+    base, wide = _wide()
+    nf = wide.card[0].in_features - 21 - wide.context_to_card - 1
+    with torch.no_grad():
+        wide.card[0].weight[:, nf] = 0.5  # the values matter
+    path = str(tmp_path / "rv.pt")
+    save_policy(path, wide)
+    from agents import make_agent
+
+    def play(seed: int) -> list[int]:
+        env = clue_env.raw_env(num_players=2, rules="edition2023")
+        env.reset(seed=seed)
+        agents = [make_agent(f"ppo:{path}", seat=0, num_players=2, rules="edition2023", seed=seed),
+                  make_agent("deduction", seat=1, num_players=2, rules="edition2023", seed=seed + 7)]  # fmt: skip
+        for a in agents:
+            a.reset()
+        assert isinstance(agents[0], PPOAgent) and agents[0].planner is not None
+        actions = []
+        while not env.game_over and len(actions) < 400:
+            name = env.agent_selection
+            s = env.possible_agents.index(name)
+            obs = env.observe(name)
+            a = agents[s].act(obs, env.infos[name])
+            assert obs["action_mask"][a] == 1
+            actions.append(a)
+            env.step(a)
+        return actions
+
+    first = play(11)
+    assert first == play(11)
+    assert len(first) > 5
+
+
+def test_training_refuses_a_room_value_network_as_its_init(tmp_path):
+    from agents import SpecFactory
+    from clue_env.training.config import TrainConfigError, load_train_config
+    from clue_env.training.trainer import Trainer
+
+    _, wide = _wide()
+    init = str(tmp_path / "rv.pt")
+    save_policy(init, wide)
+    cfg = load_train_config({"init": init, "imitation": {"games": 0}, "ppo": {"timesteps": 64}})
+    with pytest.raises(TrainConfigError, match="room values"):
+        Trainer(cfg, str(tmp_path / "run"), SpecFactory, None, progress=False, workers=1).validate()
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_small_probe_records_fits_plays_saves_and_writes_its_figures(tmp_path):
     out = tmp_path / "probe.json"
-    rc = room_value_probe.main(["--games", "6", "--epochs", "1", "--workers", "1", "--play", "2", "--json", str(out)])
+    args = ["--games", "6", "--epochs", "1", "--workers", "1", "--play", "2", "--play-unfitted"]
+    rc = room_value_probe.main([*args, "--save", str(tmp_path / "fits"), "--json", str(out)])
     assert rc == 0
     r = json.loads(out.read_text())
     assert r["decisions"] > r["held_out_decisions"] > 0
@@ -53,7 +133,18 @@ def test_a_small_probe_records_fits_plays_and_writes_its_figures(tmp_path):
     assert r["network_as_is"]["held_out_move_accuracy_before"] == r["with_room_values"]["held_out_move_accuracy_before"]
     p = r["play"]
     assert p["games"] == 2 and p["difference"] == pytest.approx(p["with_room_values"] - p["network_as_is"])
+    assert p["difference_vs_unfitted"] == pytest.approx(p["with_room_values"] - p["unfitted"])
     assert np.isfinite(p["difference_ci95"]).all()
+    saved, _ = load_policy(str(tmp_path / "fits" / "with_room_values.pt"))
+    assert saved.room_values == 1
+
+
+def test_a_two_player_probe_runs(tmp_path):
+    args = ["--players", "2", "--rules", "edition2023", "--teacher", "deduction", "--opponents", "deduction",
+            "--play-opponent", "deduction", "--games", "4", "--epochs", "1", "--workers", "1", "--play", "2"]  # fmt: skip
+    assert room_value_probe.main([*args, "--json", str(tmp_path / "p.json")]) == 0
+    r = json.loads((tmp_path / "p.json").read_text())
+    assert r["players"] == 2 and r["policy"].endswith("clue_ppo_2p_mixed.pt") and r["play"]["opponent"] == "deduction"
 
 
 def test_recorded_decisions_are_kept_and_refused_for_other_games(tmp_path, capsys):

@@ -48,10 +48,14 @@ def net_sizes_problem(net: Any) -> str | None:
     """Why ``net`` (a network's constructor arguments) is not a valid set of sizes, or ``None``."""
     if not isinstance(net, dict):
         return f"the network sizes must be a mapping of {', '.join(NET_BOUNDS)}, got {type(net).__name__}"
-    unknown = [k for k in net if k not in NET_BOUNDS]
+    unknown = [k for k in net if k not in NET_BOUNDS and k != "room_values"]
     if unknown:
-        return f"unknown network size(s) {unknown}; known: {', '.join(NET_BOUNDS)}"
+        return f"unknown network size(s) {unknown}; known: {', '.join(NET_BOUNDS)}, room_values"
     for k, v in net.items():
+        if k == "room_values":  # a switch: the planner's room values as inputs (network.py)
+            if isinstance(v, bool) or v not in (0, 1):
+                return f"net.room_values must be 0 or 1, got {v!r}"
+            continue
         hi = NET_BOUNDS[k]
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= hi:
             return f"net.{k} must be an integer in 1..{hi}, got {v!r}"

@@ -14,6 +14,13 @@ what is legal. The logits are structured for the action layout (``python -m clue
   embedding; ``roll``, ``passage``, ``stay``, ``end`` and the 188 ``move`` squares from ``h``;
 * the value estimate from ``h``.
 
+``room_values=1`` makes a network that also reads, per room card, the value a move planner puts on
+a visit to that room (the expected information of the room's best suggestion, plus an unseen
+face-down card's, R30; computed by the agent from deals drawn from the seat's own evidence, R31):
+its input is the policy observation with those ``N_ROOMS`` values appended, and the card MLP gets
+one more input column (0 for suspects and weapons). :func:`widen_for_room_values` turns a trained
+network into one that computes exactly the same function until the new weights move.
+
 Pure torch (no SB3): the ``ppo`` agent loads it on its own, and SB3's policy wraps it.
 """
 
@@ -42,7 +49,9 @@ def _mlp(sizes: list[int]) -> nn.Sequential:
 
 
 class CluePolicyNet(nn.Module):
-    """Observation (B, POLICY_LAYOUT.size) -> (action logits (B, 591), context (B, hidden))."""
+    """Observation (B, :attr:`input_size`) -> (action logits (B, 591), context (B, hidden)).
+
+    :attr:`input_size` is ``POLICY_LAYOUT.size``, plus ``N_ROOMS`` room values when ``room_values``."""
 
     # index tables and constants (registered buffers)
     sug_s: torch.Tensor
@@ -53,16 +62,21 @@ class CluePolicyNet(nn.Module):
     passage: torch.Tensor
     kind: torch.Tensor
 
-    def __init__(self, hidden: int = 256, card_hidden: int = 64, context_to_card: int = 64) -> None:
+    def __init__(self, hidden: int = 256, card_hidden: int = 64, context_to_card: int = 64, room_values: int = 0) -> None:
         super().__init__()
+        if room_values not in (0, 1):
+            raise ValueError(f"room_values must be 0 or 1, got {room_values!r}")
         self.hidden, self.card_hidden, self.context_to_card = hidden, card_hidden, context_to_card
+        self.room_values = int(room_values)
         L = POLICY_LAYOUT
         codec = default_codec()
         self.n_actions = codec.n
         self.obs_size = L.size
+        #: the width of the network's input: the policy observation, then the room values if any
+        self.input_size = L.size + N_ROOMS * self.room_values
         self.context = _mlp([L.size, hidden, hidden])
         self.to_card = nn.Linear(hidden, context_to_card)
-        self.card = _mlp([CARD_FEATURES + context_to_card, card_hidden, card_hidden])
+        self.card = _mlp([CARD_FEATURES + self.room_values + context_to_card, card_hidden, card_hidden])
         self.card_heads = nn.Linear(card_hidden, 6)  # suggest, accuse, show, enter, toward, (spare)
         self.flat_head = nn.Linear(hidden, 4 + codec.size["move"])  # roll passage stay end, move squares
         self.accuse_gate = nn.Linear(hidden, 1)
@@ -122,16 +136,20 @@ class CluePolicyNet(nn.Module):
         rooms = torch.stack([dist, inside, inside @ self.passage, p(x, "board_rooms")], dim=-1)  # (B, 9, 4)
         rooms = torch.cat([rooms.new_zeros(B, ROOM_BASE, 4), rooms], dim=1)  # (B, 21, 4): zero for non-rooms
         kind = self.kind.expand(B, N_CARDS, 3)
-        return torch.cat([belief, hand, shown, i_showed, solution, revealed, seen_board, sug, rooms, kind], dim=-1)
+        parts = [belief, hand, shown, i_showed, solution, revealed, seen_board, sug, rooms, kind]
+        if self.room_values:
+            rv = x[:, self.obs_size : self.obs_size + N_ROOMS]
+            parts.append(torch.cat([rv.new_zeros(B, ROOM_BASE), rv], dim=1).unsqueeze(-1))
+        return torch.cat(parts, dim=-1)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         B = x.shape[0]
-        h = self.context(x)
+        h = self.context(x[:, : self.obs_size])
         # The card MLP's first layer on [card inputs, one-hot identity, to_card(h)], split by column
         # blocks: the identity block is a per-card bias and the context block is shared by all 21
         # cards, so neither is multiplied 21 times (same function and parameters as the concatenation).
         first = cast(nn.Linear, self.card[0])
-        nf = first.in_features - N_CARDS - self.context_to_card  # CARD_FEATURES - N_CARDS, unless a subclass adds inputs
+        nf = first.in_features - N_CARDS - self.context_to_card  # the card inputs before the identity columns
         w_in, w_id, w_ctx = first.weight[:, :nf], first.weight[:, nf : nf + N_CARDS], first.weight[:, nf + N_CARDS :]
         pre = nn.functional.linear(self._card_inputs(x), w_in, first.bias) + w_id.t()
         pre = pre + nn.functional.linear(self.to_card(h), w_ctx).unsqueeze(1)
@@ -156,7 +174,7 @@ class CluePolicyNet(nn.Module):
     def reference_forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """:meth:`forward` written as the plain concatenations it computes (slower; tests compare the two)."""
         B = x.shape[0]
-        h = self.context(x)
+        h = self.context(x[:, : self.obs_size])
         cf = self.card_features(x)
         ctx = self.to_card(h).unsqueeze(1).expand(B, N_CARDS, self.context_to_card)
         e = self.card(torch.cat([cf, ctx], dim=-1))
@@ -178,8 +196,29 @@ class CluePolicyNet(nn.Module):
         return logits, self.value_head(h).squeeze(-1)
 
     def config(self) -> dict[str, int]:
-        """The constructor arguments (stored in checkpoints)."""
-        return {"hidden": self.hidden, "card_hidden": self.card_hidden, "context_to_card": self.context_to_card}
+        """The constructor arguments (stored in checkpoints; ``room_values`` only when set)."""
+        out = {"hidden": self.hidden, "card_hidden": self.card_hidden, "context_to_card": self.context_to_card}
+        if self.room_values:
+            out["room_values"] = self.room_values
+        return out
 
 
-__all__ = ["CluePolicyNet", "CARD_FEATURES"]
+def widen_for_room_values(base: CluePolicyNet) -> CluePolicyNet:
+    """A copy of ``base`` that also reads the room values, computing ``base``'s function until its
+    new weights (one input column of the card MLP, started at zero) are trained."""
+    if base.room_values:
+        raise ValueError("the network already reads room values")
+    net = CluePolicyNet(**{**base.config(), "room_values": 1})
+    state = dict(base.state_dict())
+    old = state["card.0.weight"]
+    nf = CARD_FEATURES - N_CARDS  # the new column sits after the card inputs, before the identity
+    new = old.new_zeros(old.shape[0], old.shape[1] + 1)
+    new[:, :nf] = old[:, :nf]
+    new[:, nf + 1 :] = old[:, nf:]
+    state["card.0.weight"] = new
+    net.load_state_dict(state)
+    net.train(base.training)
+    return net
+
+
+__all__ = ["CluePolicyNet", "CARD_FEATURES", "widen_for_room_values"]

@@ -201,6 +201,11 @@ class Trainer:
                 self._init_net = load_policy(self.cfg.init)[0]
             except CheckpointError as e:  # it names the problem; the config key is named here
                 raise TrainConfigError(f"init: {e}") from None
+            if getattr(self._init_net, "room_values", 0):
+                raise TrainConfigError(
+                    f"init: {self.cfg.init!r} reads the planner's room values, which train.py's stages do not compute; "
+                    "such a network is fitted with benchmarks/room_value_probe.py (--save)"
+                )
         self._check_specs()
         self._validated = True
 
