@@ -22,6 +22,9 @@ This script answers the question without a new observation layout:
 4. **Save** (``--save DIR``) each fitted copy, with the policy's accusation head, as a policy file
    (``DIR/with_room_values.pt`` plays as ``ppo:DIR/with_room_values.pt``).
 
+Later rounds: a ``--policy`` whose network already reads room values (a ``--save``d copy) drives the
+recorded games itself, and only that copy is fitted further (played against it unfitted).
+
 Other games: ``--players``, ``--rules``, ``--policy`` (the file whose network is widened and whose
 accusation head plays; default: the file ``ppo`` plays for that game), ``--opponents`` (the specs the
 recorded games cycle through, one spec for all the opponents of a game; default, 4-player classic:
@@ -112,16 +115,37 @@ def _inputs(data: dict[str, np.ndarray], rows: np.ndarray, use_rv: bool) -> Any:
     return torch.from_numpy(x)
 
 
-def _fit(net: Any, data: dict[str, np.ndarray], idx: np.ndarray, epochs: int, lr: float, seed: int, use_rv: bool) -> None:
+def _fit(
+    net: Any,
+    data: dict[str, np.ndarray],
+    idx: np.ndarray,
+    epochs: int,
+    lr: float,
+    seed: int,
+    use_rv: bool,
+    only_new: bool = False,
+) -> None:
+    """Fit ``net`` on the decisions ``idx``; ``only_new``: only the room-value column's weights move."""
     import torch
     import torch.nn.functional as F
 
+    from clue_env.engine.cards import N_CARDS
     from clue_env.training.imitation import Batch, phase_weights
 
     # moves weigh 1, the other phases 0.25 (the DAgger configs' weights)
     rows = Batch(data["obs"], data["mask"], data["action"], np.zeros(len(data["action"]), np.float32))
     w_all = phase_weights(rows, {"suggest": 0.25, "refute": 0.25, "accuse/end": 0.25})
-    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    params = list(net.parameters())
+    if only_new:
+        first = net.card[0]
+        col = first.in_features - N_CARDS - net.context_to_card - 1  # the room-value column
+        keep = torch.zeros_like(first.weight)
+        keep[:, col] = 1.0
+        for p in params:
+            p.requires_grad_(p is first.weight)
+        first.weight.register_hook(lambda g: g * keep)
+        params = [first.weight]
+    opt = torch.optim.Adam(params, lr=lr)
     gen = np.random.default_rng(seed)
     net.train()
     for _ in range(epochs):
@@ -216,16 +240,17 @@ def _play(nets: dict[str, Any], args: argparse.Namespace, policy: str) -> dict[s
     from seat_games import mean_ci95
 
     w = {k: np.array(v, dtype=float) for k, v in wins.items()}
-    diff, lo, hi = mean_ci95(w["with_room_values"] - w["network_as_is"])
     out: dict[str, Any] = {
         "games": args.play,
         "seed": args.play_seed,
         "agent_seed": args.agent_seed,
         "opponent": args.play_opponent,
         **{k: float(v.mean()) for k, v in w.items()},
-        "difference": diff,
-        "difference_ci95": [lo, hi],
+        "wins": {k: [int(x) for x in v] for k, v in w.items()},
     }
+    if "network_as_is" in w:
+        diff, lo, hi = mean_ci95(w["with_room_values"] - w["network_as_is"])
+        out["difference"], out["difference_ci95"] = diff, [lo, hi]
     if "unfitted" in w:
         d2, lo2, hi2 = mean_ci95(w["with_room_values"] - w["unfitted"])
         out["difference_vs_unfitted"], out["difference_vs_unfitted_ci95"] = d2, [lo2, hi2]
@@ -244,6 +269,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--play", type=int, default=0, help="then play each fitted copy against --play-opponent on this many deals")
     ap.add_argument("--play-opponent", default="notebook", help="the spec of every opponent seat in --play games")
+    ap.add_argument("--skip-as-is", action="store_true", help="fit only the widened copy (not the network as it is)")
+    ap.add_argument("--fit-only-new", action="store_true", help="fit only the room-value input's weights of the widened copy")
+    ap.add_argument("--play-arms", default="", help="comma-separated copies to play (default: every fitted copy)")
     ap.add_argument("--play-unfitted", action="store_true", help="play the policy's network as it is too (a third arm)")
     ap.add_argument("--save", help="write each fitted copy, with the policy's accusation head, as DIR/KEY.pt")
     ap.add_argument("--players", type=int, default=4)
@@ -326,12 +354,17 @@ def main(argv: list[str] | None = None) -> int:
         "teacher": args.teacher,
     }
     fitted: dict[str, Any] = {}
-    for use_rv in (False, True):
+    # a policy whose network already reads room values (a later round): only that copy is fitted on
+    base_reads_rv = bool(load_policy(policy)[0].room_values)
+    out["policy_reads_room_values"] = base_reads_rv
+    for use_rv in (True,) if base_reads_rv or args.skip_as_is else (False, True):
         torch.manual_seed(0)
         base, _ = load_policy(policy)
-        net = widen_for_room_values(base) if use_rv else base
+        net = widen_for_room_values(base) if use_rv and not base_reads_rv else base
         before = _move_accuracy(net, data, hold_idx, use_rv)
-        _fit(net, data, train_idx, args.epochs, args.lr, seed=1, use_rv=use_rv)
+        _fit(net, data, train_idx, args.epochs, args.lr, seed=1, use_rv=use_rv, only_new=use_rv and args.fit_only_new)
+        for p in net.parameters():
+            p.requires_grad_(True)
         after = _move_accuracy(net, data, hold_idx, use_rv)
         key = "with_room_values" if use_rv else "network_as_is"
         out[key] = {"held_out_move_accuracy_before": before, "held_out_move_accuracy_after": after}
@@ -346,17 +379,25 @@ def main(argv: list[str] | None = None) -> int:
             save_policy(path, net, meta, accusation=head)
             print(f"wrote {path}", flush=True)
     if args.play:
-        if args.play_unfitted:
+        if args.play_unfitted or base_reads_rv:
             fitted = {**fitted, "unfitted": load_policy(policy)[0]}
+        if args.play_arms:
+            keep = [a for a in args.play_arms.split(",") if a]
+            unknown = [a for a in keep if a not in fitted]
+            if unknown:
+                ap.error(f"--play-arms: unknown {unknown}; known: {', '.join(fitted)}")
+            fitted = {k: v for k, v in fitted.items() if k in keep}
         out["play"] = _play(fitted, args, policy)
         r = out["play"]
-        lo, hi = r["difference_ci95"]
-        print(
-            f"against {args.players - 1} {args.play_opponent}, {r['games']} deals: "
-            f"as is {r['network_as_is']:.1%}, with room values "
-            f"{r['with_room_values']:.1%}, paired {100 * r['difference']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}] points",
-            flush=True,
-        )
+        who = f"{args.players - 1} {args.play_opponent}"
+        print(f"against {who}, {r['games']} deals: with room values {r['with_room_values']:.1%}", flush=True)
+        if "difference" in r:
+            lo, hi = r["difference_ci95"]
+            print(
+                f"as is {r['network_as_is']:.1%}; with room values against it "
+                f"{100 * r['difference']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}] points",
+                flush=True,
+            )
         if "unfitted" in r:
             lo, hi = r["difference_vs_unfitted_ci95"]
             print(

@@ -159,3 +159,17 @@ def test_recorded_decisions_are_kept_and_refused_for_other_games(tmp_path, capsy
     with pytest.raises(SystemExit):
         room_value_probe.main(["--games", "4", "--seed", "7", "--workers", "1", "--data", str(data)])
     assert "holds other games" in capsys.readouterr().err
+
+
+def test_a_later_round_fits_the_room_value_network_further(tmp_path):
+    """A saved room-value copy as ``--policy``: it drives the recorded games, only it is fitted, and
+    it is played against itself unfitted."""
+    fits = tmp_path / "fits"
+    base = ["--games", "4", "--epochs", "1", "--workers", "1"]
+    assert room_value_probe.main([*base, "--save", str(fits)]) == 0
+    args = [*base, "--seed", "9", "--policy", str(fits / "with_room_values.pt"), "--play", "2"]
+    args += ["--json", str(tmp_path / "r.json")]
+    assert room_value_probe.main(args) == 0
+    r = json.loads((tmp_path / "r.json").read_text())
+    assert r["policy_reads_room_values"] is True and "network_as_is" not in r
+    assert set(r["play"]) >= {"with_room_values", "unfitted", "difference_vs_unfitted"} and "difference" not in r["play"]
