@@ -173,3 +173,24 @@ def test_a_later_round_fits_the_room_value_network_further(tmp_path):
     r = json.loads((tmp_path / "r.json").read_text())
     assert r["policy_reads_room_values"] is True and "network_as_is" not in r
     assert set(r["play"]) >= {"with_room_values", "unfitted", "difference_vs_unfitted"} and "difference" not in r["play"]
+
+
+def test_fit_only_new_moves_the_room_value_column_alone():
+    base, wide = _wide()
+    rng = np.random.default_rng(0)
+    n = 64
+    x = rng.random((n, POLICY_LAYOUT.size)).astype(np.float16)
+    mask = np.zeros((n, 591), dtype=bool)
+    mask[:, 4 + 188 : 4 + 188 + 9] = True  # enter any room
+    action = rng.integers(4 + 188, 4 + 188 + 9, n)
+    data = {"obs": x, "mask": mask, "action": action, "rv": rng.random((n, N_ROOMS)).astype(np.float32)}
+    before = {k: v.clone() for k, v in wide.state_dict().items()}
+    room_value_probe._fit(wide, data, np.arange(n), epochs=2, lr=1e-2, seed=0, use_rv=True, only_new=True)
+    after = wide.state_dict()
+    col = wide.card[0].in_features - 21 - wide.context_to_card - 1
+    for k, v in before.items():
+        if k == "card.0.weight":
+            moved = (after[k] != v).any(dim=0)
+            assert moved[col] and moved.sum() == 1
+        else:
+            assert torch.equal(after[k], v), k
