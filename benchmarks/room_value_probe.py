@@ -124,6 +124,7 @@ def _fit(
     seed: int,
     use_rv: bool,
     only_new: bool = False,
+    new_lr: float | None = None,
 ) -> None:
     """Fit ``net`` on the decisions ``idx``; ``only_new``: only the room-value column's weights move."""
     import torch
@@ -141,11 +142,15 @@ def _fit(
         col = first.in_features - N_CARDS - net.context_to_card - 1  # the room-value column
         keep = torch.zeros_like(first.weight)
         keep[:, col] = 1.0
+        new = [first.weight] + ([net.rv_logit] if net.room_values == 2 else [])
         for p in params:
-            p.requires_grad_(p is first.weight)
+            p.requires_grad_(any(p is q for q in new))
         first.weight.register_hook(lambda g: g * keep)
-        params = [first.weight]
-    opt = torch.optim.Adam(params, lr=lr)
+        params = new
+    groups: list[dict[str, Any]] = [{"params": [p for p in params if p is not getattr(net, "rv_logit", None)], "lr": lr}]
+    if getattr(net, "rv_logit", None) is not None and any(p is net.rv_logit for p in params):
+        groups.append({"params": [net.rv_logit], "lr": new_lr or lr})  # four scalars: they may move faster
+    opt = torch.optim.Adam(groups, lr=lr)
     gen = np.random.default_rng(seed)
     net.train()
     for _ in range(epochs):
@@ -269,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--play", type=int, default=0, help="then play each fitted copy against --play-opponent on this many deals")
     ap.add_argument("--play-opponent", default="notebook", help="the spec of every opponent seat in --play games")
+    ap.add_argument("--mode", type=int, choices=(1, 2), default=1, help="room_values of the widened copy (network.py)")
+    ap.add_argument("--new-lr", type=float, help="the learning rate of --mode 2's four log-value weights (default: --lr)")
     ap.add_argument("--skip-as-is", action="store_true", help="fit only the widened copy (not the network as it is)")
     ap.add_argument("--fit-only-new", action="store_true", help="fit only the room-value input's weights of the widened copy")
     ap.add_argument("--play-arms", default="", help="comma-separated copies to play (default: every fitted copy)")
@@ -360,9 +367,19 @@ def main(argv: list[str] | None = None) -> int:
     for use_rv in (True,) if base_reads_rv or args.skip_as_is else (False, True):
         torch.manual_seed(0)
         base, _ = load_policy(policy)
-        net = widen_for_room_values(base) if use_rv and not base_reads_rv else base
+        net = widen_for_room_values(base, args.mode) if use_rv and not base_reads_rv else base
         before = _move_accuracy(net, data, hold_idx, use_rv)
-        _fit(net, data, train_idx, args.epochs, args.lr, seed=1, use_rv=use_rv, only_new=use_rv and args.fit_only_new)
+        _fit(
+            net,
+            data,
+            train_idx,
+            args.epochs,
+            args.lr,
+            seed=1,
+            use_rv=use_rv,
+            only_new=use_rv and args.fit_only_new,
+            new_lr=args.new_lr,
+        )
         for p in net.parameters():
             p.requires_grad_(True)
         after = _move_accuracy(net, data, hold_idx, use_rv)

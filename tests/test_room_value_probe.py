@@ -64,9 +64,9 @@ def test_a_room_value_network_round_trips_and_bad_sizes_are_refused(tmp_path):
     with torch.no_grad():
         assert torch.equal(back(x)[0], wide(x)[0])
     data = torch.load(path, weights_only=True)
-    data["net"]["room_values"] = 2
+    data["net"]["room_values"] = 3
     torch.save(data, path)
-    with pytest.raises(CheckpointError, match="room_values must be 0 or 1"):
+    with pytest.raises(CheckpointError, match="room_values must be 0, 1 or 2"):
         load_policy(path)
     with pytest.raises(ValueError, match="already reads room values"):
         widen_for_room_values(wide)
@@ -194,3 +194,33 @@ def test_fit_only_new_moves_the_room_value_column_alone():
             assert moved[col] and moved.sum() == 1
         else:
             assert torch.equal(after[k], v), k
+
+
+def test_mode_2_starts_as_the_shipped_network_and_its_log_value_terms_move_the_room_moves_only():
+    base, _ = _wide()
+    wide = widen_for_room_values(base, mode=2)
+    assert wide.config()["room_values"] == 2
+    x = torch.rand(4, POLICY_LAYOUT.size)
+    rv = torch.rand(4, N_ROOMS)
+    xr = torch.cat([x, rv], dim=1)
+    with torch.no_grad():
+        want = base(x)[0]
+        assert torch.allclose(wide(xr)[0], want, atol=1e-5)
+        wide.rv_logit.copy_(torch.tensor([1.0, 2.0, 3.0, 4.0]))
+        got = wide(xr)[0]
+        assert torch.allclose(wide.reference_forward(xr)[0], got, atol=1e-5)
+        from clue_env.codec import default_codec
+        from clue_env.training.network import ROOM_VALUE_FLOOR
+
+        c = default_codec()
+        lv = torch.log(rv + ROOM_VALUE_FLOOR)
+        d = got - want
+        assert torch.allclose(d[:, c.ENTER : c.ENTER + N_ROOMS], 1.0 * lv, atol=1e-4)
+        assert torch.allclose(d[:, c.TOWARD : c.TOWARD + N_ROOMS], 2.0 * lv, atol=1e-4)
+        here = wide.piece(xr, "my_room_dist") == 0
+        stay = (here.float() * lv).sum(dim=1)
+        assert torch.allclose(d[:, c.STAY], 3.0 * stay, atol=1e-4)
+        others = torch.ones(591, dtype=torch.bool)
+        others[c.ENTER : c.TOWARD + N_ROOMS] = False
+        others[[c.STAY, c.PASSAGE]] = False
+        assert torch.allclose(d[:, others], torch.zeros_like(d[:, others]), atol=1e-5)

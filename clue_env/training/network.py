@@ -18,8 +18,12 @@ what is legal. The logits are structured for the action layout (``python -m clue
 a visit to that room (the expected information of the room's best suggestion, plus an unseen
 face-down card's, R30; computed by the agent from deals drawn from the seat's own evidence, R31):
 its input is the policy observation with those ``N_ROOMS`` values appended, and the card MLP gets
-one more input column (0 for suspects and weapons). :func:`widen_for_room_values` turns a trained
-network into one that computes exactly the same function until the new weights move.
+one more input column (0 for suspects and weapons). ``room_values=2`` also adds, to the logits of
+``enter r``, ``toward r``, ``stay`` (the room I am in) and ``passage`` (its partner), a learned
+multiple of ``log(value + ROOM_VALUE_FLOOR)`` of that room (four learned scalars, one per kind of
+action): the planner heads for the room worth most per turn, a ratio that is a difference of logs.
+:func:`widen_for_room_values` turns a trained network into one that computes exactly the same
+function until the new weights move.
 
 Pure torch (no SB3): the ``ppo`` agent loads it on its own, and SB3's policy wraps it.
 """
@@ -37,6 +41,8 @@ from ..engine.cards import N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS, ROOM_BASE, W
 from ..observation import MAX_SEATS
 from .features import POLICY_LAYOUT
 
+#: added to a room value before its log is taken (``room_values=2``)
+ROOM_VALUE_FLOOR = 1e-2
 #: per-card input features (see :meth:`CluePolicyNet.card_features`)
 CARD_FEATURES = (MAX_SEATS + 2) + 11 + 3 + N_CARDS
 
@@ -64,8 +70,8 @@ class CluePolicyNet(nn.Module):
 
     def __init__(self, hidden: int = 256, card_hidden: int = 64, context_to_card: int = 64, room_values: int = 0) -> None:
         super().__init__()
-        if room_values not in (0, 1):
-            raise ValueError(f"room_values must be 0 or 1, got {room_values!r}")
+        if room_values not in (0, 1, 2):
+            raise ValueError(f"room_values must be 0, 1 or 2, got {room_values!r}")
         self.hidden, self.card_hidden, self.context_to_card = hidden, card_hidden, context_to_card
         self.room_values = int(room_values)
         L = POLICY_LAYOUT
@@ -73,12 +79,16 @@ class CluePolicyNet(nn.Module):
         self.n_actions = codec.n
         self.obs_size = L.size
         #: the width of the network's input: the policy observation, then the room values if any
-        self.input_size = L.size + N_ROOMS * self.room_values
+        self.input_size = L.size + (N_ROOMS if self.room_values else 0)
         self.context = _mlp([L.size, hidden, hidden])
         self.to_card = nn.Linear(hidden, context_to_card)
-        self.card = _mlp([CARD_FEATURES + self.room_values + context_to_card, card_hidden, card_hidden])
+        self.card = _mlp([CARD_FEATURES + (1 if self.room_values else 0) + context_to_card, card_hidden, card_hidden])
+        if self.room_values == 2:
+            #: per kind of action (enter, toward, stay, passage): the weight of log(room value) in its logit
+            self.rv_logit = nn.Parameter(torch.zeros(4))
         self.card_heads = nn.Linear(card_hidden, 6)  # suggest, accuse, show, enter, toward, (spare)
         self.flat_head = nn.Linear(hidden, 4 + codec.size["move"])  # roll passage stay end, move squares
+        self._n_move = codec.size["move"]
         self.accuse_gate = nn.Linear(hidden, 1)
         #: suggest s w: a joint term from (e_s, e_w, e_room I am in): who would refute depends on all three
         self.pair = nn.Sequential(nn.Linear(3 * card_hidden, card_hidden), nn.ReLU(), nn.Linear(card_hidden, 1))
@@ -169,7 +179,22 @@ class CluePolicyNet(nn.Module):
         suggest = sug[:, self.sug_s] + sug[:, self.sug_w] + pair
         accuse = acc[:, self.acc_s] + acc[:, self.acc_w] + acc[:, self.acc_r] + self.accuse_gate(h)
         logits = torch.cat([flat, enter[:, ROOM_BASE:], toward[:, ROOM_BASE:], suggest, show, accuse], dim=1)
+        if self.room_values == 2:
+            logits = logits + self._room_value_logits(x)
         return logits, h
+
+    def _room_value_logits(self, x: torch.Tensor) -> torch.Tensor:
+        """(B, 591): ``room_values=2``'s direct terms (zero outside the four kinds of move action)."""
+        B = x.shape[0]
+        lv = torch.log(x[:, self.obs_size : self.obs_size + N_ROOMS].clamp(min=0.0) + ROOM_VALUE_FLOOR)  # (B, 9)
+        here = (self.piece(x, "my_room_dist") == 0).to(x.dtype)  # (B, 9)
+        a = self.rv_logit
+        stay = (here * lv).sum(dim=1, keepdim=True)
+        passage = ((here @ self.passage) * lv).sum(dim=1, keepdim=True)
+        zeros = x.new_zeros(B, 1)
+        flat = torch.cat([zeros, a[3] * passage, a[2] * stay, zeros, x.new_zeros(B, self._n_move)], dim=1)
+        rest = x.new_zeros(B, self.n_actions - flat.shape[1] - 2 * N_ROOMS)
+        return torch.cat([flat, a[0] * lv, a[1] * lv, rest], dim=1)
 
     def reference_forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """:meth:`forward` written as the plain concatenations it computes (slower; tests compare the two)."""
@@ -188,6 +213,8 @@ class CluePolicyNet(nn.Module):
         suggest = sug[:, self.sug_s] + sug[:, self.sug_w] + self.pair(pair_in).squeeze(-1)
         accuse = acc[:, self.acc_s] + acc[:, self.acc_w] + acc[:, self.acc_r] + self.accuse_gate(h)
         logits = torch.cat([flat, enter[:, ROOM_BASE:], toward[:, ROOM_BASE:], suggest, show, accuse], dim=1)
+        if self.room_values == 2:
+            logits = logits + self._room_value_logits(x)
         return logits, h
 
     def logits_and_value(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -203,12 +230,13 @@ class CluePolicyNet(nn.Module):
         return out
 
 
-def widen_for_room_values(base: CluePolicyNet) -> CluePolicyNet:
-    """A copy of ``base`` that also reads the room values, computing ``base``'s function until its
-    new weights (one input column of the card MLP, started at zero) are trained."""
+def widen_for_room_values(base: CluePolicyNet, mode: int = 1) -> CluePolicyNet:
+    """A copy of ``base`` that also reads the room values (``room_values=mode``), computing
+    ``base``'s function until its new weights (one input column of the card MLP, and for mode 2 the
+    four log-value weights, all started at zero) are trained."""
     if base.room_values:
         raise ValueError("the network already reads room values")
-    net = CluePolicyNet(**{**base.config(), "room_values": 1})
+    net = CluePolicyNet(**{**base.config(), "room_values": mode})
     state = dict(base.state_dict())
     old = state["card.0.weight"]
     nf = CARD_FEATURES - N_CARDS  # the new column sits after the card inputs, before the identity
@@ -216,6 +244,8 @@ def widen_for_room_values(base: CluePolicyNet) -> CluePolicyNet:
     new[:, :nf] = old[:, :nf]
     new[:, nf + 1 :] = old[:, nf:]
     state["card.0.weight"] = new
+    if mode == 2:
+        state["rv_logit"] = torch.zeros(4)
     net.load_state_dict(state)
     net.train(base.training)
     return net
