@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import clue_env
+from agents import make_agent
 from clue_env.codec import default_codec
 from clue_env.engine.cards import CARDS, KIND_OF_CARD, ROOM_BASE, ROOMS, WEAPON_BASE
 from clue_env.engine.events import HIDDEN, NOBODY, Peek, Reveal, Show, Suggest
@@ -33,17 +34,23 @@ def _deal_options(game):
     return opts
 
 
-def _record(e, viewer, actions, rng_show, original_shows=None):
-    """Replay ``actions``; returns (v's observations, v's info logs, v's seat views as JSON text)
+def _record(e, viewer, actions, rng_show, original_shows=None, make_planner=None):
+    """Replay ``actions``; returns (v's observations, v's info logs, v's seat views as JSON text,
+    what v saw, the room values a ``planner`` of v's seat computes from v's info at each step)
     or None when the replay stops being consistent with what ``viewer`` saw."""
-    obs, infos, views = [], [], []
+    obs, infos, views, rvs = [], [], [], []
     agent_v = f"player_{viewer}"
+    planner = None if make_planner is None else make_planner()  # a fresh one: the same seed, the same draws
+    if planner is not None:
+        planner.reset()
+    room_values = lambda: None if planner is None else planner.room_values(e.infos[agent_v]).tolist()  # noqa: E731
     snap = lambda: (e.observe(agent_v)["observation"].copy(), list(e.infos[agent_v]["seat_view"].events))  # noqa: E731
     view = lambda: json.dumps(e.seat_view(agent_v).to_json(), sort_keys=True)  # noqa: E731
     o, i = snap()
     obs.append(o)
     infos.append(i)
     views.append(view())
+    rvs.append(room_values())
     seen = [_seen_by(e.game.log, viewer)]
     for k, a in enumerate(actions):
         g = e.game
@@ -65,7 +72,8 @@ def _record(e, viewer, actions, rng_show, original_shows=None):
         infos.append(i)
         obs.append(e.observe(agent_v)["observation"].copy())
         views.append(view())
-    return obs, infos, views, seen
+        rvs.append(room_values())
+    return obs, infos, views, seen, rvs
 
 
 def _seen_by(log, viewer):
@@ -189,9 +197,11 @@ def test_R31_observation_unchanged_under_consistent_redeal(n, seed, viewer, beli
     n_shows = sum(1 for ev in e.game.log if isinstance(ev, Show))
     assert n_shows > 0  # the prefix has refutations to hide
     e.reset(seed=seed, options=deal)
-    base = _record(e, viewer, actions, np.random.default_rng(0))
+    # the room values a room-value network reads (the ppo agent's planner, fed the seat's info; same seed)
+    planner = (lambda: make_agent("deduction", seat=viewer, num_players=n, rules=rules, seed=5)) if beliefs else None
+    base = _record(e, viewer, actions, np.random.default_rng(0), make_planner=planner)
     assert base is not None
-    base_obs, base_infos, base_views, base_seen = base
+    base_obs, base_infos, base_views, base_seen, base_rvs = base
     game0 = e.game
 
     accepted = differing_deals = 0
@@ -201,11 +211,12 @@ def test_R31_observation_unchanged_under_consistent_redeal(n, seed, viewer, beli
         if opts is None:
             continue
         e.reset(seed=seed, options=opts)
-        res = _record(e, viewer, actions, r, original_shows=base_seen)
+        res = _record(e, viewer, actions, r, original_shows=base_seen, make_planner=planner)
         if res is None:
             continue
         accepted += 1
-        obs, infos, views, _seen = res
+        obs, infos, views, _seen, rvs = res
+        assert rvs == base_rvs, f"player_{viewer}'s planner room values depend on cards it cannot see"
         if _deal_options(e.game) != deal:
             differing_deals += 1
         for k, (a_, b_) in enumerate(zip(base_obs, obs)):
