@@ -388,11 +388,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{key}: held-out move accuracy {before:.1%} -> {after:.1%}", flush=True)
         fitted[key] = net
     if args.save:
+        from clue_env.training.trainer import git_commit
+
         head = load_accusation(policy)
+        source = load_policy(policy)[1]
         for key, net in fitted.items():
             path = os.path.join(args.save, f"{key}.pt")
             command = "python benchmarks/room_value_probe.py " + " ".join(sys.argv[1:] if argv is None else argv)
-            meta = {"probe": out, "command": command}
+            meta = {"command": command, "commit": git_commit(ROOT), "probe": out, "from": {"policy": policy, "meta": source}}
             save_policy(path, net, meta, accusation=head)
             print(f"wrote {path}", flush=True)
     if args.play:
