@@ -253,10 +253,10 @@ def _play(nets: dict[str, Any], args: argparse.Namespace, policy: str) -> dict[s
         **{k: float(v.mean()) for k, v in w.items()},
         "wins": {k: [int(x) for x in v] for k, v in w.items()},
     }
-    if "network_as_is" in w:
+    if "network_as_is" in w and "with_room_values" in w:
         diff, lo, hi = mean_ci95(w["with_room_values"] - w["network_as_is"])
         out["difference"], out["difference_ci95"] = diff, [lo, hi]
-    if "unfitted" in w:
+    if "unfitted" in w and "with_room_values" in w:
         d2, lo2, hi2 = mean_ci95(w["with_room_values"] - w["unfitted"])
         out["difference_vs_unfitted"], out["difference_vs_unfitted_ci95"] = d2, [lo2, hi2]
     return out
@@ -410,21 +410,14 @@ def main(argv: list[str] | None = None) -> int:
         out["play"] = _play(fitted, args, policy)
         r = out["play"]
         who = f"{args.players - 1} {args.play_opponent}"
-        print(f"against {who}, {r['games']} deals: with room values {r['with_room_values']:.1%}", flush=True)
-        if "difference" in r:
-            lo, hi = r["difference_ci95"]
-            print(
-                f"as is {r['network_as_is']:.1%}; with room values against it "
-                f"{100 * r['difference']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}] points",
-                flush=True,
-            )
-        if "unfitted" in r:
-            lo, hi = r["difference_vs_unfitted_ci95"]
-            print(
-                f"the network unfitted {r['unfitted']:.1%}; with room values against it "
-                f"{100 * r['difference_vs_unfitted']:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}] points",
-                flush=True,
-            )
+        print(f"against {who}, {r['games']} deals: " + ", ".join(f"{k} {r[k]:.1%}" for k in fitted), flush=True)
+        for other, diff in (("network_as_is", "difference"), ("unfitted", "difference_vs_unfitted")):
+            if diff in r:
+                lo, hi = r[diff + "_ci95"]
+                print(
+                    f"with room values against {other}: {100 * r[diff]:+.1f} [{100 * lo:+.1f}, {100 * hi:+.1f}] points (paired)",
+                    flush=True,
+                )
     if args.json:
         from clue_env.fileio import write_output
 
