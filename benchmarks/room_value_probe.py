@@ -53,8 +53,6 @@ for _p in (ROOT, os.path.dirname(os.path.abspath(__file__))):  # the package; se
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
-#: room values are expected information in nats; this scales them to about [0, 1]
-RV_SCALE = 1.0
 SHIPPED = os.path.join(ROOT, "models", "clue_ppo_mixed.pt")
 
 
@@ -94,8 +92,7 @@ def _record_chunk(args: tuple[list[int], int, str, int, str, str, list[str]]) ->
             o, info = env.observe(name), env.infos[name]
             if s == me:
                 t = int(label.act(o, info))
-                k = label.witness.knowledge
-                rv = label._room_values(info["seat_view"], k) * RV_SCALE
+                rv = label.room_values(info)  # what the ppo agent's planner hands a room-value network
                 f = feats.update(o["observation"], info["seat_view"].events)
                 obs.append(policy_observation(o["observation"], f).astype(np.float16))
                 mask.append(o["action_mask"].astype(bool))
