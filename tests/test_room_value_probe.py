@@ -19,7 +19,7 @@ import room_value_probe  # noqa: E402
 import clue_env  # noqa: E402
 from agents.ppo_agent import PPOAgent  # noqa: E402
 from clue_env.engine.cards import N_ROOMS, ROOM_BASE  # noqa: E402
-from clue_env.training.checkpoint import CheckpointError, load_policy, save_policy  # noqa: E402
+from clue_env.training.checkpoint import CheckpointError, load_policy, read_policy_file, save_policy  # noqa: E402
 from clue_env.training.features import POLICY_LAYOUT  # noqa: E402
 from clue_env.training.network import CluePolicyNet, widen_for_room_values  # noqa: E402
 
@@ -106,7 +106,7 @@ def test_the_ppo_agent_plays_a_room_value_network_legally_and_deterministically(
     assert len(first) > 5
 
 
-def test_training_refuses_a_room_value_network_as_its_init(tmp_path):
+def test_training_refuses_a_room_value_init_except_for_an_accusation_only_run(tmp_path):
     from agents import SpecFactory
     from clue_env.training.config import TrainConfigError, load_train_config
     from clue_env.training.trainer import Trainer
@@ -118,6 +118,31 @@ def test_training_refuses_a_room_value_network_as_its_init(tmp_path):
     with pytest.raises(TrainConfigError, match="room values"):
         Trainer(cfg, str(tmp_path / "run"), SpecFactory, None, progress=False, workers=1).validate()
     assert not (tmp_path / "run").exists()
+    # a run with only an accusation stage keeps the network as it is, so it may start from one: its games
+    # are played by agents (which compute the room values), and the file it writes keeps the network
+    only_head = load_train_config(
+        {
+            "init": init,
+            "rules": "edition2023",
+            "num_players": [2],
+            "ppo": {"timesteps": 0},
+            "accusation": {
+                "games": 4,
+                "lineups": [[f"ppo:{init}", "deduction"]],
+                "chunk_games": 2,
+                "iterations": 1,
+                "epochs": 1,
+                "held_out": 0.0,
+                "features": 5,
+            },
+            "eval": {"opponents": ["deduction"], "games": 2, "workers": 1},
+        }
+    )
+    out = Trainer(only_head, str(tmp_path / "run2"), SpecFactory, None, progress=False, workers=1).run()
+    net, _ = load_policy(out)
+    assert net.room_values == 1
+    assert all(torch.equal(a, b) for a, b in zip(net.state_dict().values(), wide.state_dict().values()))
+    assert read_policy_file(out).get("accusation") is not None
 
 
 def test_a_small_probe_records_fits_plays_saves_and_writes_its_figures(tmp_path):

@@ -201,10 +201,13 @@ class Trainer:
                 self._init_net = load_policy(self.cfg.init)[0]
             except CheckpointError as e:  # it names the problem; the config key is named here
                 raise TrainConfigError(f"init: {e}") from None
-            if getattr(self._init_net, "room_values", 0):
+            if getattr(self._init_net, "room_values", 0) and (self.cfg.imitates() or self.cfg.ppo.timesteps > 0):
+                # an accusation-only run keeps the network as it is (its games are played by agents, which
+                # compute the room values themselves); imitation and PPO would have to feed them to the network
                 raise TrainConfigError(
-                    f"init: {self.cfg.init!r} reads the planner's room values, which train.py's stages do not compute; "
-                    "such a network is fitted with benchmarks/room_value_probe.py (--save)"
+                    f"init: {self.cfg.init!r} reads the planner's room values, which train.py's imitation and PPO "
+                    "stages do not compute; such a network is fitted with benchmarks/room_value_probe.py (--save). "
+                    "A run with only an accusation stage (imitation off, ppo.timesteps 0) may start from it"
                 )
         self._check_specs()
         self._validated = True
