@@ -24,11 +24,8 @@ active opponent whose token is farthest from this room, ``next`` the next oppone
 movement: ``roll`` scores the rooms after the roll as the 2023 planner does (a room enterable now
 per :data:`TURNS_NOW`, any other per :data:`TURNS_NEXT` plus the squares still left) and, before
 the roll, weighs staying and the passage against the best room averaged over the die's faces;
-``move`` only the part after the roll; ``refute`` (default none), an experiment on which card to show
-(R27): ``spread``, when every matching card would be new to the suggester, shows one of the category
-in which the suggester has the most envelope candidates left (its hand estimated from deals drawn
-from this seat's evidence), so that what it learns narrows its search least. Bad values are refused
-at construction (ValueError naming them).
+``move`` only the part after the roll. Bad values are refused at construction (ValueError naming
+them).
 """
 
 from __future__ import annotations
@@ -154,8 +151,6 @@ MAX_EXACT_BUDGET = 1_000_000
 PULL_MODES = ("far", "next", "avoid")
 #: the ``plan`` experiment's modes (see the module docstring)
 PLAN_MODES = ("roll", "move")
-#: ``deduction:refute=...`` experiments (see the module docstring)
-REFUTE_MODES = ("spread",)
 
 
 def _int_param(name: str, value: Any, lo: int, hi: int) -> int:
@@ -180,11 +175,7 @@ class DeductionAgent(Agent):
         pull: str | None = None,
         pull_tol: float = 0.1,
         plan: str | None = None,
-        refute: str | None = None,
     ) -> None:
-        if refute is not None and refute not in REFUTE_MODES:
-            raise ValueError(f"refute must be one of {', '.join(REFUTE_MODES)}, got {refute!r}")
-        self.refute = refute
         if plan is not None and plan not in PLAN_MODES:
             raise ValueError(f"plan must be one of {', '.join(PLAN_MODES)}, got {plan!r}")
         self.plan = plan
@@ -268,7 +259,7 @@ class DeductionAgent(Agent):
         phase = view.phase
         k = self._knowledge(view)
         if phase == Phase.REFUTE:
-            return self._refute(mask, view, k)
+            return self._refute(mask, view)
         sol_known = self._certain(k) is not None
         if mask[CODEC.accuse_slice].any():
             sol = self._certain(k)
@@ -467,7 +458,7 @@ class DeductionAgent(Agent):
                 best = opt
         return best[1] if best is not None else CODEC.END
 
-    def _refute(self, mask: np.ndarray, view: SeatView, k: Any = None) -> int:
+    def _refute(self, mask: np.ndarray, view: SeatView) -> int:
         cards = [c for c in range(N_CARDS) if mask[CODEC.show(c)]]
         suggester = view.current  # R27: the suggester is the seat whose turn it is
         shown = self.witness.shown_by_me if self.witness else {}
@@ -477,33 +468,7 @@ class DeductionAgent(Agent):
         shown_before = [c for c in cards if c in shown]
         if shown_before:
             return CODEC.show(max(shown_before, key=lambda c: len(shown[c])))
-        if self.refute == "spread" and len(cards) > 1 and k is not None:
-            left = self._left_for(suggester, k)
-            score = [left[_category(c)] + TIE_NOISE * self.rng.random() for c in cards]
-            return CODEC.show(cards[int(np.argmax(score))])
         return CODEC.show(cards[int(self.rng.integers(len(cards)))])
-
-    def _left_for(self, seat: int, k: Any) -> np.ndarray:
-        """Per category (suspects, weapons, rooms): how many of its cards ``seat`` cannot yet rule out of
-        the envelope, as far as this seat can tell: not shown to it by this seat, and not in its hand
-        (the chance it holds each card, from deals drawn from this seat's evidence)."""
-        left = np.array([N_SUSPECTS, N_WEAPONS, N_ROOMS], dtype=float)
-        shown = self.witness.shown_by_me if self.witness else {}
-        try:
-            samples = k.sample_deals(
-                self.samples, self.rng, sweeps=SAMPLE_SWEEPS, burn_in=SAMPLE_BURN_IN, exact_budget=self.exact_budget
-            )
-        except Contradiction:
-            samples = None
-        held = (samples == seat).mean(axis=0) if samples is not None else np.zeros(N_CARDS)
-        for c in range(N_CARDS):
-            left[_category(c)] -= 1.0 if seat in shown.get(c, ()) else float(held[c])
-        return left
-
-
-def _category(card: int) -> int:
-    """0 suspect, 1 weapon, 2 room."""
-    return 0 if card < WEAPON_BASE else 1 if card < ROOM_BASE else 2
 
 
 register_agent("deduction", DeductionAgent)
