@@ -1,0 +1,196 @@
+"""Accusation heads replayed on recorded games (issue 15): what each head would have gained over waiting
+for proof, on trajectories it was not fitted on, and how much was there to gain.
+
+An accusation stage's recorded seat waits for proof (``deduction``, or a network without a head), and
+accusing only ends the accuser's own game, so a head's decisions can be replayed exactly along the
+recorded trajectory (:func:`clue_env.training.accusation_fit.realised_values`). For the line-ups
+chosen (``--lineups``, default all) this prints:
+
+* the recorded seat's win rate, and the **headroom**: the share of its seat-games lost while its most
+  likely triple was right at its last chance to accuse (an oracle that knew it was the last chance
+  would have won those), and at any chance;
+* for every head in ``--heads`` (policy files; the head must read the run's feature set): its gain in
+  win rate over waiting, with a 95% interval, how often it accuses before proof and how often rightly,
+  and its paired difference from the first head on the same seat-games;
+* with ``--cv BASE``: a two-fold check of refitting. The recorded seat-games of ``--run`` are split in
+  two halves by game; a head is fitted on ``BASE``'s training games (its stage's own split) plus one
+  half, with ``BASE``'s head settings, and compared with the first head on the other half, both ways;
+  and on ``BASE``'s held-out games of each of its line-ups (where the first head, if it is ``BASE``'s
+  own with ``refit: false``, was not fitted either).
+
+::
+
+    python benchmarks/accusation_heads.py --run runs/accusation_2p_mixed_v5_net --lineups 0,3 \\
+        --heads models/clue_ppo_2p_mixed.pt,models/clue_ppo_2p_accuse.pt [--cv runs/accusation_2p_mixed_v5_dd] [--json F]
+
+A head fitted on ``--run`` itself is flattered on its training games; ``--held-out-only`` keeps that
+run's held-out games only (its stage's split).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from accusation_features import load_run  # noqa: E402
+
+from clue_env.training.accusation_fit import Trajectory, fit_head, realised_values, stop_decisions  # noqa: E402
+from clue_env.training.accusation_net import accusation_from_state  # noqa: E402
+from clue_env.training.checkpoint import read_policy_file  # noqa: E402
+from clue_env.training.trainer import _seed_of, atomic_write_text  # noqa: E402  (_seed_of: the stage's own split)
+
+
+def held_out_games(cfg: Any, trajs: list[Trajectory]) -> set[int]:
+    """The games the accusation stage of ``cfg`` held out (the same draw as the stage's)."""
+    rng = np.random.default_rng(_seed_of(cfg.seed, 7))
+    return {g for g in sorted({t.game for t in trajs}) if rng.random() < cfg.accusation.held_out}
+
+
+def headroom(trajs: list[Trajectory]) -> dict[str, float]:
+    """The recorded seat's win rate, and the shares of its seat-games lost with the best triple right at the
+    last opportunity to accuse, and at any."""
+    lost = [t for t in trajs if not t.won]
+    n = max(len(trajs), 1)
+    return {
+        "seat_games": len(trajs),
+        "won": float(np.mean([t.won for t in trajs])) if trajs else 0.0,
+        "lost_right_at_last_chance": sum(len(t.correct) > 0 and bool(t.correct[-1]) for t in lost) / n,
+        "lost_right_at_any_chance": sum(bool(t.correct.any()) for t in lost) / n,
+    }
+
+
+def replay(head: Any, trajs: list[Trajectory]) -> tuple[np.ndarray, dict[str, float]]:
+    """Per seat-game: the win under ``head`` (0/1); and its gain over waiting, the 95% half-width, how often it
+    accuses before proof and how often that accusation is right."""
+    stops = stop_decisions(head, trajs)
+    values, _ = realised_values(trajs, stops)
+    d = values - np.array([t.won for t in trajs])
+    early = [int(np.argmax(s)) for s in stops if s.any()]
+    right = sum(bool(t.correct[int(np.argmax(s))]) for t, s in zip(trajs, stops) if s.any())
+    return values, {
+        "gain": float(d.mean()),
+        "ci95": half(d),
+        "accuses_early": len(early) / max(len(trajs), 1),
+        "right_when_early": right / max(len(early), 1),
+    }
+
+
+def half(d: np.ndarray) -> float:
+    return float(1.96 * d.std(ddof=1) / math.sqrt(len(d))) if len(d) > 1 else 0.0
+
+
+def load_head(path: str) -> Any:
+    data = read_policy_file(path).get("accusation")
+    if data is None:
+        raise SystemExit(f"{path}: the policy file has no accusation head")
+    return accusation_from_state(data)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--run", type=Path, required=True, help="a run directory whose accusation stage recorded games")
+    ap.add_argument("--lineups", default="", help="comma-separated line-up indices of --run (default: all)")
+    ap.add_argument(
+        "--heads", required=True, help="comma-separated policy files with accusation heads; the first is the reference"
+    )
+    ap.add_argument("--held-out-only", action="store_true", help="only --run's held-out games (its stage's split)")
+    ap.add_argument("--cv", type=Path, default=None, help="a run whose training games a refitted head starts from (see above)")
+    ap.add_argument("--json", default="", help="write the figures here")
+    args = ap.parse_args(argv)
+
+    cfg, trajs, lineup_of = load_run(args.run)
+    if args.lineups:
+        keep = {int(x) for x in args.lineups.split(",")}
+        trajs = [t for t in trajs if lineup_of[t.game] in keep]
+    if args.held_out_only:
+        held = held_out_games(cfg, trajs)
+        trajs = [t for t in trajs if t.game in held]
+    if not trajs:
+        raise SystemExit("no recorded seat-games left to replay")
+    heads = [h for h in args.heads.split(",") if h]
+    report: dict[str, Any] = {"run": str(args.run), "lineups": args.lineups or "all", "headroom": headroom(trajs), "heads": []}
+    r = report["headroom"]
+    print(
+        f"{args.run} ({r['seat_games']} seat-games): the recorded seat won {r['won']:.1%}; lost with its best triple right "
+        f"at its last chance {r['lost_right_at_last_chance']:.1%}, at any chance {r['lost_right_at_any_chance']:.1%}"
+    )
+    ref = None
+    for path in heads:
+        values, row = replay(load_head(path), trajs)
+        row["head"] = path
+        line = f"  {path}: {row['gain']:+.2%} ± {row['ci95']:.2%} over waiting; accuses early in {row['accuses_early']:.1%}"
+        line += f" of seat-games, right {row['right_when_early']:.1%}"
+        if ref is None:
+            ref = values
+        else:
+            d = values - ref
+            row["vs_first"], row["vs_first_ci95"] = float(d.mean()), half(d)
+            line += f"; vs the first {d.mean():+.2%} ± {half(d):.2%}"
+        print(line)
+        report["heads"].append(row)
+    if args.cv is not None:
+        report["cv"] = cross_check(args.cv, trajs, load_head(heads[0]))
+    if args.json:
+        atomic_write_text(args.json, json.dumps(report, indent=2))
+    return 0
+
+
+def cross_check(base: Path, trajs: list[Trajectory], first: Any) -> dict[str, Any]:
+    """Two folds: a head fitted on ``base``'s training games plus half of ``trajs``, against ``first``."""
+    bcfg, btrajs, blineup = load_run(base)
+    a = bcfg.accusation
+    held = held_out_games(bcfg, btrajs)
+    btrain = [t for t in btrajs if t.game not in held]
+    games = sorted({t.game for t in trajs})
+    fold = {g: i % 2 for i, g in enumerate(np.random.default_rng(0).permutation(games).tolist())}
+    out: dict[str, Any] = {"base": str(base), "folds": []}
+    diffs = []
+    for f in (0, 1):
+        train = btrain + [t for t in trajs if fold[t.game] != f]
+        test = [t for t in trajs if fold[t.game] == f]
+        new = fit_head(train, hidden=a.hidden, iterations=a.iterations, epochs=a.epochs, lr=a.lr,
+                       weight_decay=a.weight_decay, members=a.members, seed=bcfg.seed)  # fmt: skip
+        rows = []
+        for name, ts in [("this run, the other half", test)] + [
+            (f"{base.name} line-up {li}, held out", [t for t in btrajs if t.game in held and blineup[t.game] == li])
+            for li in sorted(set(blineup.values()))
+        ]:
+            if len(ts) < 2:
+                continue
+            v0, _ = replay(first, ts)
+            v1, row = replay(new, ts)
+            d = v1 - v0
+            if name.startswith("this run"):
+                diffs.append(d)
+            rows.append(
+                {
+                    "games": name,
+                    "seat_games": len(ts),
+                    "refitted": row["gain"],
+                    "refit_minus_first": float(d.mean()),
+                    "ci95": half(d),
+                }
+            )
+            print(
+                f"  fold {f}, {name} ({len(ts)}): refitted {row['gain']:+.2%} over waiting; "
+                f"refitted - first {d.mean():+.2%} ± {half(d):.2%}"
+            )
+        out["folds"].append({"fold": f, "train_seat_games": len(train), "rows": rows})
+    d = np.concatenate(diffs)
+    out["refit_minus_first"], out["ci95"] = float(d.mean()), half(d)
+    print(f"  both folds, this run: refitted - first {d.mean():+.2%} ± {half(d):.2%} ({len(d)} seat-games)")
+    return out
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,111 @@
+"""benchmarks/accusation_heads.py (issue 15): accusation heads replayed on recorded trajectories, the
+headroom of a recording, and the two-fold refit check, on hand-built trajectories whose answers are known."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from clue_env.training.accusation import TOP_TRIPLES, stop_size  # noqa: E402
+from clue_env.training.accusation_fit import Trajectory, save_trajectories  # noqa: E402
+from clue_env.training.accusation_net import AccusationNet  # noqa: E402
+from clue_env.training.checkpoint import save_policy  # noqa: E402
+from clue_env.training.network import CluePolicyNet  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
+import accusation_heads  # noqa: E402
+
+WIDTH = stop_size(5)
+
+
+def _trajectories(n: int = 40) -> list[Trajectory]:
+    """Seat-games of two or three opportunities; game g is won when g % 3 == 0, and its best triple is right
+    at the first opportunity when g % 2 == 0 and at the last when g % 4 == 0."""
+    rng = np.random.default_rng(0)
+    out = []
+    for g in range(n):
+        T = 2 + g % 2
+        correct = np.zeros(T, np.float32)
+        correct[0] = float(g % 2 == 0)
+        correct[-1] = max(correct[-1], float(g % 4 == 0))
+        x = rng.random((T, WIDTH)).astype(np.float32)
+        out.append(
+            Trajectory(1000 + g, 0, x, correct, np.zeros((T, TOP_TRIPLES, 2), np.float32), np.full(T, -1), float(g % 3 == 0))
+        )
+    return out
+
+
+def _head(path: str, accuse: bool) -> str:
+    """A policy file whose head always (or never) accuses: its outputs are constant biases."""
+    net = AccusationNet(hidden=8, inputs=WIDTH)
+    with torch.no_grad():
+        for part, bias in ((net.stop, 5.0 if accuse else -5.0), (net.cont, 0.0)):
+            for p in part.parameters():
+                p.zero_()
+            part[-1].bias.fill_(bias)
+    save_policy(path, CluePolicyNet(hidden=16, card_hidden=8, context_to_card=8), accusation=net)
+    return path
+
+
+def _run(tmp_path, trajs: list[Trajectory]) -> str:
+    run = tmp_path / "run"
+    (run / "accusation").mkdir(parents=True)
+    (run / "config.yaml").write_text(
+        "name: t\nseed: 3\nrules: edition2023\nnum_players: [2]\nppo: {timesteps: 0}\n"
+        "accusation: {games: 40, features: 5, lineups: [[deduction, deduction]], iterations: 1, epochs: 1, hidden: 8,"
+        " held_out: 0.25}\n"
+    )
+    save_trajectories(str(run / "accusation" / "lineup0_chunk0000.npz"), trajs)
+    return str(run)
+
+
+def test_heads_are_replayed_along_the_recorded_trajectories_and_the_headroom_is_counted(tmp_path):
+    trajs = _trajectories()
+    run = _run(tmp_path, trajs)
+    never, always = _head(str(tmp_path / "never.pt"), False), _head(str(tmp_path / "always.pt"), True)
+    out = tmp_path / "heads.json"
+    assert accusation_heads.main(["--run", run, "--heads", f"{never},{always}", "--json", str(out)]) == 0
+    rep = json.loads(out.read_text())
+    won = np.array([t.won for t in trajs])
+    first = np.array([t.correct[0] for t in trajs])
+    lost = won == 0
+    assert rep["headroom"]["seat_games"] == 40 and rep["headroom"]["won"] == pytest.approx(won.mean())
+    assert rep["headroom"]["lost_right_at_last_chance"] == pytest.approx(np.mean(lost & [t.correct[-1] == 1 for t in trajs]))
+    assert rep["headroom"]["lost_right_at_any_chance"] == pytest.approx(np.mean(lost & [t.correct.any() for t in trajs]))
+    nev, alw = rep["heads"]
+    assert nev["gain"] == 0.0 and nev["accuses_early"] == 0.0
+    # accusing at the first opportunity wins exactly when the best triple is right there
+    assert alw["gain"] == pytest.approx((first - won).mean()) and alw["accuses_early"] == 1.0
+    assert alw["right_when_early"] == pytest.approx(first.mean())
+    assert alw["vs_first"] == pytest.approx((first - won).mean())
+
+
+def test_held_out_only_and_the_two_fold_refit_check(tmp_path):
+    trajs = _trajectories()
+    run = _run(tmp_path, trajs)
+    never = _head(str(tmp_path / "never.pt"), False)
+    out = tmp_path / "cv.json"
+    assert accusation_heads.main(["--run", run, "--heads", never, "--held-out-only", "--cv", run, "--json", str(out)]) == 0
+    rep = json.loads(out.read_text())
+    from clue_env.training.config import load_train_config
+
+    held = accusation_heads.held_out_games(load_train_config(os.path.join(run, "config.yaml")), trajs)
+    assert 0 < rep["headroom"]["seat_games"] == len(held) < 40
+    folds = rep["cv"]["folds"]
+    assert [f["fold"] for f in folds] == [0, 1]
+    assert sum(r["seat_games"] for f in folds for r in f["rows"] if r["games"].startswith("this run")) == len(held)
+    assert -1.0 <= rep["cv"]["refit_minus_first"] <= 1.0
+
+
+def test_a_policy_file_without_a_head_is_refused(tmp_path):
+    run = _run(tmp_path, _trajectories())
+    bare = str(tmp_path / "bare.pt")
+    save_policy(bare, CluePolicyNet(hidden=16, card_hidden=8, context_to_card=8))
+    with pytest.raises(SystemExit, match="no accusation head"):
+        accusation_heads.main(["--run", run, "--heads", bare])
