@@ -12,6 +12,8 @@ chosen (``--lineups``, default all) this prints:
 * for every head in ``--heads`` (policy files; the head must read the run's feature set): its gain in
   win rate over waiting, with a 95% interval, how often it accuses before proof and how often rightly,
   and its paired difference from the first head on the same seat-games;
+* with ``--compare RUN``: the recorded seat's wins against those of ``RUN``'s recorded seat on the same
+  games (same game seeds and seat), paired: two agents on the same deals;
 * with ``--cv BASE``: a two-fold check of refitting. The recorded seat-games of ``--run`` are split in
   two halves by game; a head is fitted on ``BASE``'s training games (its stage's own split) plus one
   half, with ``BASE``'s head settings, and compared with the first head on the other half, both ways;
@@ -100,8 +102,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--run", type=Path, required=True, help="a run directory whose accusation stage recorded games")
     ap.add_argument("--lineups", default="", help="comma-separated line-up indices of --run (default: all)")
+    ap.add_argument("--heads", default="", help="comma-separated policy files with accusation heads; the first is the reference")
+    ap.add_argument("--seat", type=int, default=None, help="only the recorded seat-games of this seat")
     ap.add_argument(
-        "--heads", required=True, help="comma-separated policy files with accusation heads; the first is the reference"
+        "--compare",
+        type=Path,
+        default=None,
+        help="another run that recorded the same games: the two recorded seats' wins, paired",
     )
     ap.add_argument("--held-out-only", action="store_true", help="only --run's held-out games (its stage's split)")
     ap.add_argument("--cv", type=Path, default=None, help="a run whose training games a refitted head starts from (see above)")
@@ -112,18 +119,24 @@ def main(argv: list[str] | None = None) -> int:
     if args.lineups:
         keep = {int(x) for x in args.lineups.split(",")}
         trajs = [t for t in trajs if lineup_of[t.game] in keep]
+    if args.seat is not None:
+        trajs = [t for t in trajs if t.seat == args.seat]
     if args.held_out_only:
         held = held_out_games(cfg, trajs)
         trajs = [t for t in trajs if t.game in held]
     if not trajs:
         raise SystemExit("no recorded seat-games left to replay")
     heads = [h for h in args.heads.split(",") if h]
+    if args.cv is not None and not heads:
+        raise SystemExit("--cv compares a refitted head with the first of --heads: give --heads")
     report: dict[str, Any] = {"run": str(args.run), "lineups": args.lineups or "all", "headroom": headroom(trajs), "heads": []}
     r = report["headroom"]
     print(
         f"{args.run} ({r['seat_games']} seat-games): the recorded seat won {r['won']:.1%}; lost with its best triple right "
         f"at its last chance {r['lost_right_at_last_chance']:.1%}, at any chance {r['lost_right_at_any_chance']:.1%}"
     )
+    if args.compare is not None:
+        report["compare"] = compare(args.compare, trajs)
     ref = None
     for path in heads:
         values, row = replay(load_head(path), trajs)
@@ -143,6 +156,24 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         atomic_write_text(args.json, json.dumps(report, indent=2))
     return 0
+
+
+def compare(other: Path, trajs: list[Trajectory]) -> dict[str, Any]:
+    """The recorded seats' wins here and in ``other`` on the same (game, seat) pairs: the same deals played
+    by two different recorded agents (e.g. a network and ``deduction`` in seat 0), paired game by game."""
+    _, theirs, _ = load_run(other)
+    won = {(t.game, t.seat): t.won for t in theirs}
+    pairs = [(t.won, won[(t.game, t.seat)]) for t in trajs if (t.game, t.seat) in won]
+    if len(pairs) < 2:
+        raise SystemExit(f"{other}: fewer than 2 of these seat-games were recorded there too")
+    a, b = np.array(pairs).T
+    d = a - b
+    print(
+        f"  on the {len(d)} seat-games {other} recorded too: won {a.mean():.1%} here, {b.mean():.1%} there; "
+        f"difference {d.mean():+.2%} ± {half(d):.2%} (paired)"
+    )
+    return {"run": str(other), "seat_games": len(d), "won": float(a.mean()), "won_there": float(b.mean()),
+            "difference": float(d.mean()), "ci95": half(d)}  # fmt: skip
 
 
 def cross_check(base: Path, trajs: list[Trajectory], first: Any) -> dict[str, Any]:

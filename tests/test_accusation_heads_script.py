@@ -53,8 +53,8 @@ def _head(path: str, accuse: bool) -> str:
     return path
 
 
-def _run(tmp_path, trajs: list[Trajectory]) -> str:
-    run = tmp_path / "run"
+def _run(tmp_path, trajs: list[Trajectory], name: str = "run") -> str:
+    run = tmp_path / name
     (run / "accusation").mkdir(parents=True)
     (run / "config.yaml").write_text(
         "name: t\nseed: 3\nrules: edition2023\nnum_players: [2]\nppo: {timesteps: 0}\n"
@@ -109,3 +109,22 @@ def test_a_policy_file_without_a_head_is_refused(tmp_path):
     save_policy(bare, CluePolicyNet(hidden=16, card_hidden=8, context_to_card=8))
     with pytest.raises(SystemExit, match="no accusation head"):
         accusation_heads.main(["--run", run, "--heads", bare])
+
+
+def test_seat_filter_and_a_paired_comparison_with_another_recording_of_the_same_games(tmp_path):
+    trajs = _trajectories()
+    for t in trajs[::2]:
+        t.seat = 1
+    run = _run(tmp_path, trajs)
+    other = [Trajectory(t.game, t.seat, t.x, t.correct, t.triples, t.label, 1.0) for t in trajs]  # won every game
+    other_run = _run(tmp_path, other, "other")
+    out = tmp_path / "cmp.json"
+    assert accusation_heads.main(["--run", run, "--seat", "1", "--compare", other_run, "--json", str(out)]) == 0
+    rep = json.loads(out.read_text())
+    mine = [t for t in trajs if t.seat == 1]
+    assert rep["headroom"]["seat_games"] == len(mine) == 20
+    c = rep["compare"]
+    assert c["seat_games"] == 20 and c["won_there"] == 1.0
+    assert c["difference"] == pytest.approx(np.mean([t.won for t in mine]) - 1.0)
+    with pytest.raises(SystemExit, match="give --heads"):
+        accusation_heads.main(["--run", run, "--cv", run])
