@@ -39,12 +39,12 @@ from clue_env.training.accusation import FEATURE_SETS, MAX_SEATS, PER_SEAT, ROW_
 from clue_env.training.accusation_fit import (  # noqa: E402
     Trajectory,
     fit_head,
+    held_out_games,
     load_trajectories,
     realised_values,
     stop_decisions,
 )
 from clue_env.training.config import load_train_config  # noqa: E402
-from clue_env.training.trainer import _seed_of  # noqa: E402  (the stage's own seed derivation)
 
 _CHUNK = re.compile(r"lineup(\d+)_chunk(\d+)\.npz")
 #: where the per-seat race block starts in a stop-feature vector (see accusation.stop_features)
@@ -132,8 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     a = cfg.accusation
     if not a.held_out > 0:
         raise SystemExit("the run's config holds out no games (accusation.held_out: 0): nothing to compare on")
-    rng = np.random.default_rng(_seed_of(cfg.seed, 7))  # the stage's split
-    held = {g for g in sorted({t.game for t in trajs}) if rng.random() < a.held_out}
+    held = held_out_games(trajs, cfg.seed, a.held_out)  # the stage's split
     train = [t for t in trajs if t.game not in held]
     test = [t for t in trajs if t.game in held]
 

@@ -46,16 +46,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from accusation_features import load_run  # noqa: E402
 
-from clue_env.training.accusation_fit import Trajectory, fit_head, realised_values, stop_decisions  # noqa: E402
+from clue_env.training.accusation_fit import Trajectory, fit_head, held_out_games, realised_values, stop_decisions  # noqa: E402
 from clue_env.training.accusation_net import accusation_from_state  # noqa: E402
 from clue_env.training.checkpoint import read_policy_file  # noqa: E402
-from clue_env.training.trainer import _seed_of, atomic_write_text  # noqa: E402  (_seed_of: the stage's own split)
-
-
-def held_out_games(cfg: Any, trajs: list[Trajectory]) -> set[int]:
-    """The games the accusation stage of ``cfg`` held out (the same draw as the stage's)."""
-    rng = np.random.default_rng(_seed_of(cfg.seed, 7))
-    return {g for g in sorted({t.game for t in trajs}) if rng.random() < cfg.accusation.held_out}
+from clue_env.training.trainer import atomic_write_text  # noqa: E402
 
 
 def headroom(trajs: list[Trajectory]) -> dict[str, float]:
@@ -77,13 +71,13 @@ def replay(head: Any, trajs: list[Trajectory]) -> tuple[np.ndarray, dict[str, fl
     stops = stop_decisions(head, trajs)
     values, _ = realised_values(trajs, stops)
     d = values - np.array([t.won for t in trajs])
-    early = [int(np.argmax(s)) for s in stops if s.any()]
+    early = sum(bool(s.any()) for s in stops)
     right = sum(bool(t.correct[int(np.argmax(s))]) for t, s in zip(trajs, stops) if s.any())
     return values, {
         "gain": float(d.mean()),
         "ci95": half(d),
-        "accuses_early": len(early) / max(len(trajs), 1),
-        "right_when_early": right / max(len(early), 1),
+        "accuses_early": early / max(len(trajs), 1),
+        "right_when_early": right / max(early, 1),
     }
 
 
@@ -116,13 +110,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     cfg, trajs, lineup_of = load_run(args.run)
+    held = held_out_games(trajs, cfg.seed, cfg.accusation.held_out)  # drawn over every recorded game, as the stage draws
     if args.lineups:
         keep = {int(x) for x in args.lineups.split(",")}
         trajs = [t for t in trajs if lineup_of[t.game] in keep]
     if args.seat is not None:
         trajs = [t for t in trajs if t.seat == args.seat]
     if args.held_out_only:
-        held = held_out_games(cfg, trajs)
         trajs = [t for t in trajs if t.game in held]
     if not trajs:
         raise SystemExit("no recorded seat-games left to replay")
@@ -180,7 +174,7 @@ def cross_check(base: Path, trajs: list[Trajectory], first: Any) -> dict[str, An
     """Two folds: a head fitted on ``base``'s training games plus half of ``trajs``, against ``first``."""
     bcfg, btrajs, blineup = load_run(base)
     a = bcfg.accusation
-    held = held_out_games(bcfg, btrajs)
+    held = held_out_games(btrajs, bcfg.seed, a.held_out)
     btrain = [t for t in btrajs if t.game not in held]
     games = sorted({t.game for t in trajs})
     fold = {g: i % 2 for i, g in enumerate(np.random.default_rng(0).permutation(games).tolist())}

@@ -13,7 +13,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from clue_env.training.accusation import TOP_TRIPLES, stop_size  # noqa: E402
-from clue_env.training.accusation_fit import Trajectory, save_trajectories  # noqa: E402
+from clue_env.training.accusation_fit import Trajectory, held_out_games, save_trajectories  # noqa: E402
 from clue_env.training.accusation_net import AccusationNet  # noqa: E402
 from clue_env.training.checkpoint import save_policy  # noqa: E402
 from clue_env.training.network import CluePolicyNet  # noqa: E402
@@ -95,7 +95,8 @@ def test_held_out_only_and_the_two_fold_refit_check(tmp_path):
     rep = json.loads(out.read_text())
     from clue_env.training.config import load_train_config
 
-    held = accusation_heads.held_out_games(load_train_config(os.path.join(run, "config.yaml")), trajs)
+    cfg = load_train_config(os.path.join(run, "config.yaml"))
+    held = held_out_games(trajs, cfg.seed, cfg.accusation.held_out)
     assert 0 < rep["headroom"]["seat_games"] == len(held) < 40
     folds = rep["cv"]["folds"]
     assert [f["fold"] for f in folds] == [0, 1]
@@ -128,3 +129,16 @@ def test_seat_filter_and_a_paired_comparison_with_another_recording_of_the_same_
     assert c["difference"] == pytest.approx(np.mean([t.won for t in mine]) - 1.0)
     with pytest.raises(SystemExit, match="give --heads"):
         accusation_heads.main(["--run", run, "--cv", run])
+
+
+def test_held_out_games_are_drawn_over_the_whole_recording_before_line_ups_are_chosen(tmp_path):
+    """The stage draws its split over every recorded game; choosing line-ups must not redraw it."""
+    trajs = _trajectories()
+    run = _run(tmp_path, trajs[:20])
+    save_trajectories(os.path.join(run, "accusation", "lineup1_chunk0000.npz"), trajs[20:])
+    never = _head(str(tmp_path / "never.pt"), False)
+    out = tmp_path / "l1.json"
+    assert accusation_heads.main(["--run", run, "--lineups", "1", "--heads", never, "--held-out-only", "--json", str(out)]) == 0
+    held = held_out_games(trajs, 3, 0.25)  # the run's seed and share, over both line-ups' games
+    assert json.loads(out.read_text())["headroom"]["seat_games"] == len(held & {t.game for t in trajs[20:]})
+    assert held & {t.game for t in trajs[20:]} != held_out_games(trajs[20:], 3, 0.25)  # a redraw would differ here

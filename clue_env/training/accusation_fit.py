@@ -317,6 +317,18 @@ def stop_decisions(net: Any, trajs: Sequence[Trajectory]) -> list[np.ndarray]:
     return out
 
 
+#: the stream of a run's seed from which its accusation stage draws the held-out games
+HELD_OUT_STREAM = 7
+
+
+def held_out_games(trajs: Sequence[Trajectory], run_seed: int, share: float) -> set[int]:
+    """The games the accusation stage of a run seeded ``run_seed`` holds out: each recorded game, in seed
+    order, with probability ``share``. The stage and the benchmarks that compare heads on its held-out
+    games (``benchmarks/accusation_features.py``, ``accusation_heads.py``) all draw them here."""
+    rng = np.random.default_rng(int(np.random.SeedSequence([run_seed, HELD_OUT_STREAM]).generate_state(1)[0]))
+    return {g for g in sorted({t.game for t in trajs}) if rng.random() < share}
+
+
 def paired_gain(trajs: Sequence[Trajectory], stops: Sequence[np.ndarray]) -> tuple[float, float]:
     """Mean change of the win rate against waiting for proof, and its 95% half-width."""
     v, _ = realised_values(trajs, stops)
@@ -413,6 +425,7 @@ def fit_head(
 __all__ = [
     "Trajectory",
     "fit_head",
+    "held_out_games",
     "load_trajectories",
     "paired_gain",
     "realised_values",

@@ -623,6 +623,7 @@ class Trainer:
 
         from .accusation_fit import (
             fit_head,
+            held_out_games,
             load_trajectories,
             paired_gain,
             record_games,
@@ -674,8 +675,7 @@ class Trainer:
             return [1.0 / per[lineup_of[t.game]] for t in ts]
 
         if a.held_out > 0:
-            rng = np.random.default_rng(_seed_of(self.cfg.seed, 7))
-            held = {g for g in sorted({t.game for t in trajs}) if rng.random() < a.held_out}
+            held = held_out_games(trajs, self.cfg.seed, a.held_out)
             train = [t for t in trajs if t.game not in held]
             test = [t for t in trajs if t.game in held]
             curve: list[dict[str, float]] = []
