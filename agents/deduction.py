@@ -24,8 +24,11 @@ active opponent whose token is farthest from this room, ``next`` the next oppone
 movement: ``roll`` scores the rooms after the roll as the 2023 planner does (a room enterable now
 per :data:`TURNS_NOW`, any other per :data:`TURNS_NEXT` plus the squares still left) and, before
 the roll, weighs staying and the passage against the best room averaged over the die's faces;
-``move`` only the part after the roll. Bad values are refused at construction (ValueError naming
-them).
+``move`` only the part after the roll; ``deny`` (default 0), an experiment on what a suggestion
+tells the table: it chooses the suggestion that maximises its own expected information minus
+``deny`` times the information in the suggestion's public outcome (who refutes, or nobody; see
+:func:`public_information`), a number from 0 to :data:`MAX_DENY`; movement is unchanged. Bad
+values are refused at construction (ValueError naming them).
 """
 
 from __future__ import annotations
@@ -112,6 +115,24 @@ def information_gain(samples: np.ndarray, me: int, n: int, rng: np.random.Genera
     return gain.reshape(N_SUSPECTS, N_WEAPONS, N_ROOMS)
 
 
+def public_information(samples: np.ndarray, me: int, n: int, env_loc: int | None = None) -> np.ndarray:
+    """Expected information about the envelope of every suggestion (s, w, r), shape (6, 6, 9), in
+    its public outcome alone: which seat refutes it, or that nobody can (R27; every seat sees that,
+    not the card). Computed from this seat's own ``samples`` (as :func:`information_gain`), so it
+    estimates what the suggestion tells the table, not any opponent's exact posterior."""
+    if env_loc is None:
+        env_loc = n
+    S = samples.shape[0]
+    d = np.where(samples >= n, _BIG, (samples - me) % n)
+    d[samples == me] = _BIG
+    ds = d[:, :N_SUSPECTS][:, :, None, None]
+    dw = d[:, WEAPON_BASE:ROOM_BASE][:, None, :, None]
+    dr = d[:, ROOM_BASE:][:, None, None, :]
+    D = np.minimum(np.minimum(ds, dw), dr)
+    label = np.where(D < _BIG, D, 0).astype(np.int64)  # the refuter's distance; 0: nobody
+    return _expected_gain(label.reshape(S, -1), samples == env_loc).reshape(N_SUSPECTS, N_WEAPONS, N_ROOMS)
+
+
 def _expected_gain(label: np.ndarray, env: np.ndarray) -> np.ndarray:
     """Expected drop in the envelope's entropy (summed over the three kinds) for each option.
 
@@ -149,6 +170,8 @@ MAX_SAMPLES = 4096
 MAX_EXACT_BUDGET = 1_000_000
 #: the ``pull`` experiment's modes (see the module docstring)
 PULL_MODES = ("far", "next", "avoid")
+#: the ``deny`` experiment's largest weight
+MAX_DENY = 10.0
 #: the ``plan`` experiment's modes (see the module docstring)
 PLAN_MODES = ("roll", "move")
 
@@ -175,7 +198,11 @@ class DeductionAgent(Agent):
         pull: str | None = None,
         pull_tol: float = 0.1,
         plan: str | None = None,
+        deny: float = 0.0,
     ) -> None:
+        if isinstance(deny, bool) or not isinstance(deny, (int, float)) or not 0.0 <= float(deny) <= MAX_DENY:
+            raise ValueError(f"deny must be a number from 0 to {MAX_DENY}, got {deny!r}")
+        self.deny = float(deny)
         if plan is not None and plan not in PLAN_MODES:
             raise ValueError(f"plan must be one of {', '.join(PLAN_MODES)}, got {plan!r}")
         self.plan = plan
@@ -200,6 +227,7 @@ class DeductionAgent(Agent):
         self._solution: tuple[int, ...] | None = None
         self._gain_version = -1
         self._gain: np.ndarray | None = None
+        self._public = np.zeros((N_SUSPECTS, N_WEAPONS, N_ROOMS))
         self._posterior_version = -1
         self._best_triple: tuple[tuple[int, int, int], float] | None = None
         self._peek = 0.0
@@ -235,8 +263,11 @@ class DeductionAgent(Agent):
                 samples = None
             if samples is None:
                 self._gain = np.zeros((N_SUSPECTS, N_WEAPONS, N_ROOMS))
+                self._public = np.zeros((N_SUSPECTS, N_WEAPONS, N_ROOMS))
             else:
                 self._gain = information_gain(samples, self.seat, self.num_players, self.rng, k.ENV)
+                if self.deny:
+                    self._public = public_information(samples, self.seat, self.num_players, k.ENV)
                 self._peek = 0.0
                 if k.H > self.num_players:  # R30: cards lie face down on the board
                     board = self.num_players
@@ -273,6 +304,8 @@ class DeductionAgent(Agent):
         if phase == Phase.SUGGEST:
             room = view.my_node
             g = self._gains(k)[:, :, room]
+            if self.deny:
+                g = g - self.deny * self._public[:, :, room]
             noisy = g + TIE_NOISE * self.rng.random(g.shape)
             if self.pull is not None:
                 ok = g >= g.max() * (1.0 - self.pull_tol) - 1e-12

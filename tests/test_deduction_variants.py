@@ -1,5 +1,6 @@
 """The ``deduction`` agent's experiment parameters (issue 15): ``plan`` (roll-aware classic
-movement, R11 and R16-R21) and ``pull`` (whom a suggestion calls into the room, R26).
+movement, R11 and R16-R21), ``pull`` (whom a suggestion calls into the room, R26) and ``deny``
+(what a suggestion's public outcome tells the table, R27).
 
 Each is off by default, so plain ``deduction`` plays exactly as before (the golden games and the
 measured tables rely on that)."""
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.deduction import TURNS_NEXT, TURNS_NOW, DeductionAgent
+from agents.deduction import TURNS_NEXT, TURNS_NOW, DeductionAgent, information_gain, public_information
 from agents.tournament import play_game
 from clue_env.codec import default_codec
 from clue_env.engine.board import classic_board
@@ -33,6 +34,9 @@ BALLROOM = ROOMS.index("ballroom")
         ("deduction:pull=everyone", "pull must be one of far, next, avoid"),
         ("deduction:pull=far,pull_tol=1.5", "pull_tol must be a number in"),
         ("deduction:pull=far,pull_tol=true", "pull_tol must be a number in"),
+        ("deduction:deny=-0.5", "deny must be a number from 0 to"),
+        ("deduction:deny=11", "deny must be a number from 0 to"),
+        ("deduction:deny=yes", "deny must be a number from 0 to"),
     ],
 )
 def test_bad_experiment_parameters_are_refused_naming_them(spec, name):
@@ -42,7 +46,7 @@ def test_bad_experiment_parameters_are_refused_naming_them(spec, name):
 
 def test_plain_deduction_keeps_its_defaults():
     a = make_agent("deduction", seat=0, num_players=4)
-    assert isinstance(a, DeductionAgent) and a.plan is None and a.pull is None
+    assert isinstance(a, DeductionAgent) and a.plan is None and a.pull is None and a.deny == 0.0
 
 
 def _values(agent: DeductionAgent, values: np.ndarray) -> None:
@@ -126,7 +130,55 @@ def test_R26_pull_preferences_follow_the_mode():
     assert prefs["far"][1] > 0 and prefs["next"][1] > 0 and prefs["avoid"][1] < 0
 
 
-@pytest.mark.parametrize("spec", ["deduction:plan=roll", "deduction:plan=move", "deduction:pull=far", "deduction:pull=avoid"])
+@pytest.mark.parametrize(
+    "spec", ["deduction:plan=roll", "deduction:plan=move", "deduction:pull=far", "deduction:pull=avoid", "deduction:deny=0.5"]
+)
 def test_variants_play_legal_games_to_the_end(spec):
     r = play_game([spec, "deduction", "notebook", "random"], "classic", seed=11, index=0)
     assert r.turns >= 1 and 0 <= r.winner < 4 and not r.truncated
+
+
+def _two_deals() -> np.ndarray:
+    """Two 4-player deals (card -> holder; 4 = the envelope) differing only in where the envelope's
+    suspect is: Scarlet (0) in the envelope and Mustard (1) with seat 2, or the other way round."""
+    base = np.array([0, 0, 3, 3, 0, 0] + [4, 1, 1, 1, 2, 2] + [4, 1, 1, 2, 2, 3, 3, 3, 0], dtype=np.int64)
+    a, b = base.copy(), base.copy()
+    a[0], a[1] = 4, 2
+    b[0], b[1] = 2, 4
+    return np.stack([a, b])
+
+
+def test_R27_public_information_counts_only_who_refutes():
+    """Naming Scarlet with the envelope's weapon and room: in one deal nobody refutes, in the other
+    seat 2 does; who refutes tells the table which suspect is in the envelope (ln 2 nats). Naming
+    cards seats 1 and 3 hold: seat 1 shows the same weapon in both deals, so neither the table nor the
+    suggester learns anything."""
+    deals = _two_deals()
+    pub = public_information(deals, me=0, n=4, env_loc=4)
+    own = information_gain(deals, 0, 4, np.random.default_rng(0), env_loc=4)
+    w, r = 0, 0  # the envelope's weapon (card 6) and room (card 12) in both deals
+    assert pub[0, w, r] == pytest.approx(np.log(2))
+    assert own[0, w, r] == pytest.approx(np.log(2))  # seat 2 shows Scarlet, or nobody shows anything
+    assert pub[2, 1, 5] == pytest.approx(0.0) and own[2, 1, 5] == pytest.approx(0.0)  # seat 1 shows its weapon in both
+
+
+def test_deny_weighs_the_public_outcome_against_its_own_information():
+    """With ``deny`` the suggestion is the one with the most own information less ``deny`` times
+    its public information; with ``deny=0`` the public term is never computed."""
+    a = DeductionAgent(0, 4, seed=1)
+    assert a.deny == 0.0 and not a._public.any()
+    b = DeductionAgent(0, 4, seed=1, deny=2.0)
+    gain = np.zeros((6, 6, N_ROOMS))
+    gain[0, 0, BALLROOM], gain[1, 1, BALLROOM] = 1.0, 0.8
+    public = np.zeros((6, 6, N_ROOMS))
+    public[0, 0, BALLROOM] = 0.5  # the most informative suggestion tells the table most
+    b._gains = lambda k: gain  # type: ignore[method-assign]
+    b._public = public
+    b._knowledge = lambda view: None  # type: ignore[method-assign]
+    b._certain = lambda k: None  # type: ignore[method-assign]
+    mask = np.zeros(CODEC.n, dtype=np.int8)
+    mask[CODEC.SUGGEST : CODEC.SUGGEST + 36] = 1
+    view = SimpleNamespace(phase=Phase.SUGGEST, my_node=BALLROOM)
+    assert b.act({"action_mask": mask}, {"seat_view": view}) == CODEC.suggest(1, 1)
+    b.deny = 0.1
+    assert b.act({"action_mask": mask}, {"seat_view": view}) == CODEC.suggest(0, 0)
