@@ -405,11 +405,19 @@ def run_tournament(
     )  # fmt: skip
     summary = summarise(specs, main, rules)
     summary.update(seating_summary(schedule))
+    summary["winners"] = game_winners(main)
     if control is not None:
         summary["control"] = control_summary(main, replays, schedule.candidate, control)
     summary["seed"] = seed
     summary["agent_seed"] = agent_seed
     return summary
+
+
+def game_winners(results: list[GameResult]) -> list[str | None]:
+    """Per game, in game order: the spec in the winning seat, ``None`` when nobody won. Two runs on
+    the same ``--seed``, ``--agent-seed`` and line-up shape play the same deals in the same seats,
+    so their lists pair game by game."""
+    return [r.seats[r.winner] if r.winner >= 0 else None for r in sorted(results, key=lambda r: r.index)]
 
 
 def seating_summary(schedule: Schedule) -> dict[str, Any]:
@@ -455,6 +463,7 @@ def control_summary(main: list[GameResult], replays: list[GameResult], candidate
         "seat_games": seat_games,
         "wins": sum(y),
         "wrong_accusations": wrong,
+        "winners": game_winners(replays),
     }
 
 

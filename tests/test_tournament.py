@@ -165,6 +165,18 @@ def test_control_difference_is_the_paired_mean_with_a_t_style_interval():
     assert c["difference"] == pytest.approx(c["candidate_win_rate"] - c["win_rate"])
 
 
+def test_per_game_winners_pair_two_runs_on_the_same_deals():
+    """``winners`` lists each game's winning spec in game order (the control's too), so two runs with
+    the same seeds and line-up shape can be paired game by game outside one run."""
+    s = run_tournament(["deduction", "random", "random"], 9, seed=2, workers=2, progress=False, agent_seed=5, control="notebook")
+    w, cw = s["winners"], s["control"]["winners"]
+    assert len(w) == len(cw) == 9
+    assert w.count("deduction") == s["results"]["deduction"]["wins"] and cw.count("notebook") == s["control"]["wins"]
+    assert set(w) <= {"deduction", "random", None} and set(cw) <= {"notebook", "random", None}
+    t = run_tournament(["notebook", "random", "random"], 9, seed=2, workers=1, progress=False, agent_seed=5)
+    assert t["winners"] == cw  # the control's games are these games
+
+
 def test_results_do_not_depend_on_the_worker_count_with_balanced_seats_and_a_control():
     a = run_tournament(FAST, 8, seed=7, workers=1, progress=False, agent_seed=11, control="random")
     b = run_tournament(FAST, 8, seed=7, workers=2, progress=False, agent_seed=11, control="random")
