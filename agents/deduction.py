@@ -83,6 +83,18 @@ def _entropy_rows(counts: np.ndarray) -> np.ndarray:
         return -(counts * _LN(p)).sum(axis=-1)
 
 
+def _refuter_distances(samples: np.ndarray, me: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """For ``samples`` (S, 21) card locations: how far to the left of seat ``me`` the holder of
+    each suspect, weapon and room sits (broadcastable to (S, 6, 6, 9); ``_BIG`` for me, the board
+    and the envelope), and ``D`` (S, 6, 6, 9), the distance of each suggestion's refuter (R27)."""
+    d = np.where(samples >= n, _BIG, (samples - me) % n)
+    d[samples == me] = _BIG
+    ds = d[:, :N_SUSPECTS][:, :, None, None]
+    dw = d[:, WEAPON_BASE:ROOM_BASE][:, None, :, None]
+    dr = d[:, ROOM_BASE:][:, None, None, :]
+    return ds, dw, dr, np.minimum(np.minimum(ds, dw), dr)
+
+
 def information_gain(samples: np.ndarray, me: int, n: int, rng: np.random.Generator, env_loc: int | None = None) -> np.ndarray:
     """Expected information about the envelope of every suggestion (s, w, r), shape (6, 6, 9).
 
@@ -92,12 +104,7 @@ def information_gain(samples: np.ndarray, me: int, n: int, rng: np.random.Genera
     if env_loc is None:
         env_loc = n
     S = samples.shape[0]
-    d = np.where(samples >= n, _BIG, (samples - me) % n)
-    d[samples == me] = _BIG
-    ds = d[:, :N_SUSPECTS][:, :, None, None]
-    dw = d[:, WEAPON_BASE:ROOM_BASE][:, None, :, None]
-    dr = d[:, ROOM_BASE:][:, None, None, :]
-    D = np.minimum(np.minimum(ds, dw), dr)  # (S, 6, 6, 9): distance of the refuter
+    ds, dw, dr, D = _refuter_distances(samples, me, n)
     refuted = D < _BIG
     a = (ds == D) & refuted
     b = (dw == D) & refuted
@@ -123,12 +130,7 @@ def public_information(samples: np.ndarray, me: int, n: int, env_loc: int | None
     if env_loc is None:
         env_loc = n
     S = samples.shape[0]
-    d = np.where(samples >= n, _BIG, (samples - me) % n)
-    d[samples == me] = _BIG
-    ds = d[:, :N_SUSPECTS][:, :, None, None]
-    dw = d[:, WEAPON_BASE:ROOM_BASE][:, None, :, None]
-    dr = d[:, ROOM_BASE:][:, None, None, :]
-    D = np.minimum(np.minimum(ds, dw), dr)
+    D = _refuter_distances(samples, me, n)[3]
     label = np.where(D < _BIG, D, 0).astype(np.int64)  # the refuter's distance; 0: nobody
     return _expected_gain(label.reshape(S, -1), samples == env_loc).reshape(N_SUSPECTS, N_WEAPONS, N_ROOMS)
 
