@@ -73,6 +73,15 @@ BOARD = classic_board()
 ACCOUNT_TOP = 3
 _BIG = 99
 _LN = np.log
+#: the move actions :meth:`DeductionAgent.move_scores` scores, in this order: ``enter r`` (9), ``toward r`` (9),
+#: ``stay``, ``passage``
+MOVE_SCORE_ACTIONS = (
+    *(CODEC.enter(r) for r in range(N_ROOMS)),
+    *(CODEC.toward(r) for r in range(N_ROOMS)),
+    CODEC.STAY,
+    CODEC.PASSAGE,
+)
+_MOVE_SCORE_INDEX = {a: i for i, a in enumerate(MOVE_SCORE_ACTIONS)}
 
 
 def _entropy_rows(counts: np.ndarray) -> np.ndarray:
@@ -377,6 +386,16 @@ class DeductionAgent(Agent):
         """R12/R16/R22: after the roll, move up to the sum, stay, take a passage, or end."""
         if phase == Phase.START:
             return CODEC.ROLL
+        options = self._options_2023(view, mask, k)
+        if not options:
+            return CODEC.END
+        return max(options, key=lambda o: o[0])[1]
+
+    def _options_2023(self, view: SeatView, mask: np.ndarray, k) -> list[tuple[float, int]]:
+        """The 2023 planner's (score, action) options after the roll: each room's value per turn
+        of travel (:data:`TURNS_NOW` for a room enterable now, else :data:`TURNS_NEXT` plus the
+        squares at :data:`SQUARES_PER_TURN_TWO_DICE` a turn), reached directly or through its
+        passage partner (R20), and staying (R22) or the passage from the room it is in."""
         me = view.my_node
         here = me if 0 <= me < N_ROOMS else -1
         value = self._room_values(view, k) + VALUE_FLOOR
@@ -400,9 +419,35 @@ class DeductionAgent(Agent):
         if mask[CODEC.PASSAGE] and here >= 0:
             p = BOARD.passage[here]
             options.append((value[p] / now, CODEC.PASSAGE))
-        if not options:
-            return CODEC.END
-        return max(options, key=lambda o: o[0])[1]
+        return options
+
+    def move_scores(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> np.ndarray:
+        """Per move action (:data:`MOVE_SCORE_ACTIONS`: ``enter r``, ``toward r``, ``stay``,
+        ``passage``), the score its planner gives it at this decision: the best value per turn of
+        travel among the options that take that action (``_options_2023``; in classic games the
+        roll-aware planner's units, ``plan=roll``), 0 for an action it does not weigh or at a decision
+        that is not a move. Feeds the evidence as :meth:`act` does and chooses nothing: the ``ppo``
+        agent reads these as network inputs (``room_values=3``). Only the seat's view is read (R31)."""
+        view: SeatView = info["seat_view"]
+        mask = observation["action_mask"]
+        k = self._knowledge(view)
+        out = np.zeros(len(MOVE_SCORE_ACTIONS), dtype=np.float32)
+        phase = view.phase
+        if not view.must_act or phase not in (Phase.START, Phase.MOVE):
+            return out
+        me = view.my_node
+        here = me if 0 <= me < N_ROOMS else -1
+        if self.rules.roll_first:
+            options = [] if phase == Phase.START else self._options_2023(view, mask, k)
+        elif phase == Phase.START:
+            options = self._options_before_roll(view, mask, k, here, me)
+        else:
+            options = self._options_after_roll(view, mask, k, here, me)
+        for score, action in options:
+            i = _MOVE_SCORE_INDEX.get(action)
+            if i is not None and score > out[i]:
+                out[i] = score
+        return out
 
     def _room_values(self, view: SeatView, k) -> np.ndarray:
         """What a visit to each room is worth: its best suggestion, plus an unseen face-down card."""
@@ -456,6 +501,12 @@ class DeductionAgent(Agent):
         """Classic, at the start of a turn (R11): staying (R21) or the secret passage (R20) reach
         a room now; rolling is worth the best room's score after each face of the die, averaged
         (the units of :meth:`_move_after_roll`; tokens in the way are not counted)."""
+        options = self._options_before_roll(view, mask, k, here, me)
+        if not options:
+            return CODEC.END
+        return max(options, key=lambda o: o[0])[1]
+
+    def _options_before_roll(self, view: SeatView, mask: np.ndarray, k, here: int, me: int) -> list[tuple[float, int]]:
         value = self._room_values(view, k) + VALUE_FLOOR
         dist = np.array(BOARD.dist_to_room[me], dtype=float)
         if here >= 0:
@@ -468,30 +519,31 @@ class DeductionAgent(Agent):
             options.append((value[here] / TURNS_NOW, CODEC.STAY))
         if mask[CODEC.PASSAGE] and here >= 0:
             options.append((value[BOARD.passage[here]] / TURNS_NOW, CODEC.PASSAGE))
-        if not options:
-            return CODEC.END
-        return max(options, key=lambda o: o[0])[1]
+        return options
 
     def _move_after_roll(self, view: SeatView, mask: np.ndarray, k, here: int, me: int) -> int:
         """Classic, after the roll (R16-R19): a room enterable now is worth its value per
         :data:`TURNS_NOW`, any other its value per :data:`TURNS_NEXT` plus the squares still left
         after this roll at :data:`SQUARES_PER_TURN_ONE_DIE` a turn (the 2023 planner's units)."""
+        best: tuple[float, int] | None = None
+        for opt in self._options_after_roll(view, mask, k, here, me):
+            if best is None or opt[0] > best[0]:
+                best = opt
+        return best[1] if best is not None else CODEC.END
+
+    def _options_after_roll(self, view: SeatView, mask: np.ndarray, k, here: int, me: int) -> list[tuple[float, int]]:
         value = self._room_values(view, k) + VALUE_FLOOR
         dist = np.array(BOARD.dist_to_room[me], dtype=float)
         left = np.maximum(0.0, dist - view.roll_total)
-        best: tuple[float, int] | None = None
+        options: list[tuple[float, int]] = []
         for r in range(N_ROOMS):
             if r == here:
                 continue
             if mask[CODEC.enter(r)]:
-                opt = (value[r] / TURNS_NOW, CODEC.enter(r))
+                options.append((value[r] / TURNS_NOW, CODEC.enter(r)))
             elif mask[CODEC.TOWARD + r]:
-                opt = (value[r] / (TURNS_NEXT + left[r] / SQUARES_PER_TURN_ONE_DIE), CODEC.toward(r))
-            else:
-                continue
-            if best is None or opt[0] > best[0]:
-                best = opt
-        return best[1] if best is not None else CODEC.END
+                options.append((value[r] / (TURNS_NEXT + left[r] / SQUARES_PER_TURN_ONE_DIE), CODEC.toward(r)))
+        return options
 
     def _refute(self, mask: np.ndarray, view: SeatView) -> int:
         cards = [c for c in range(N_CARDS) if mask[CODEC.show(c)]]

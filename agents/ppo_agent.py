@@ -9,9 +9,10 @@ head decides from the seat's view whether accusing its best triple now is worth 
 waiting, and which legal triple to accuse (a hierarchical policy: both parts are learned).
 
 A network that reads the planner's room values (``room_values`` in its sizes, see
-:mod:`clue_env.training.network`) gets them from a ``deduction`` planner of the agent's own seat,
-fed the same observations and info (R31) and seeded from the agent's seed; the planner chooses
-nothing, the network makes every decision.
+:mod:`clue_env.training.network`) gets them, and with ``room_values=3`` the planner's score of each
+move action too, from a ``deduction`` planner of the agent's own seat, fed the same observations
+and info (R31) and seeded from the agent's seed; the planner chooses nothing, the network makes
+every decision.
 
 The agent keeps its seat's policy features (:class:`clue_env.training.features.SeatFeatures`)
 from the observation and ``info["seat_view"].events`` it is handed, exactly as in training, and plays the
@@ -141,7 +142,7 @@ class PPOAgent(Agent):
         self.features = SeatFeatures(seat, num_players)
         self._size = POLICY_LAYOUT.size
         self._rooms = int(getattr(self.net, "room_values", 0))
-        self._buf = np.zeros(self._size + (N_ROOMS if self._rooms else 0), dtype=np.float32)
+        self._buf = np.zeros(int(getattr(self.net, "input_size", self._size)), dtype=np.float32)
         super().__init__(seat, num_players, rules, seed)
         #: the room values' source for a network that reads them (a planner that chooses nothing)
         self.planner: Any = None
@@ -173,7 +174,9 @@ class PPOAgent(Agent):
             f = self.features.update(obs, info["seat_view"].events)
             policy_observation(obs, f, self._buf[: self._size])
         if self._rooms:
-            self._buf[self._size :] = self.planner.room_values(info)
+            self._buf[self._size : self._size + N_ROOMS] = self.planner.room_values(info)
+        if self._rooms == 3:
+            self._buf[self._size + N_ROOMS :] = self.planner.move_scores(observation, info)
         return self._buf
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:

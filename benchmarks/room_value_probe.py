@@ -71,7 +71,7 @@ def _record_chunk(args: tuple[list[int], int, str, int, str, str, list[str]]) ->
     from agents import make_agent
     from clue_env.training.features import SeatFeatures, policy_observation
 
-    obs, mask, act, rvs = [], [], [], []
+    obs, mask, act, rvs, mss = [], [], [], [], []
     for g in games:
         env = clue_env.raw_env(num_players=n, rules=rules)
         env.reset(seed=g)
@@ -93,22 +93,27 @@ def _record_chunk(args: tuple[list[int], int, str, int, str, str, list[str]]) ->
             if s == me:
                 t = int(label.act(o, info))
                 rv = label.room_values(info)  # what the ppo agent's planner hands a room-value network
+                ms = label.move_scores(o, info)  # and a room_values=3 network
                 f = feats.update(o["observation"], info["seat_view"].events)
                 obs.append(policy_observation(o["observation"], f).astype(np.float16))
                 mask.append(o["action_mask"].astype(bool))
                 act.append(t)
                 rvs.append(rv.astype(np.float32))
+                mss.append(ms.astype(np.float32))
             env.step(int(agents[s].act(o, info)))
-    return {"obs": np.stack(obs), "mask": np.stack(mask), "action": np.array(act), "rv": np.stack(rvs)}
+    return {"obs": np.stack(obs), "mask": np.stack(mask), "action": np.array(act), "rv": np.stack(rvs), "ms": np.stack(mss)}
 
 
-def _inputs(data: dict[str, np.ndarray], rows: np.ndarray, use_rv: bool) -> Any:
-    """The network's input for ``rows``: the policy observation, then the room values if ``use_rv``."""
+def _inputs(data: dict[str, np.ndarray], rows: np.ndarray, use_rv: bool, scores: bool = False) -> Any:
+    """The network's input for ``rows``: the policy observation, then the room values if ``use_rv``,
+    then the planner's move scores if ``scores`` (a ``room_values=3`` network)."""
     import torch
 
     x = data["obs"][rows].astype(np.float32)
     if use_rv:
         x = np.concatenate([x, data["rv"][rows]], axis=1)
+    if scores:
+        x = np.concatenate([x, data["ms"][rows]], axis=1)
     return torch.from_numpy(x)
 
 
@@ -123,7 +128,8 @@ def _fit(
     only_new: bool = False,
     new_lr: float | None = None,
 ) -> None:
-    """Fit ``net`` on the decisions ``idx``; ``only_new``: only the room-value column's weights move."""
+    """Fit ``net`` on the decisions ``idx``; ``only_new``: only the room-value column's weights move
+    (for a ``room_values=3`` network: only its four move-score weights)."""
     import torch
     import torch.nn.functional as F
 
@@ -134,7 +140,12 @@ def _fit(
     rows = Batch(data["obs"], data["mask"], data["action"], np.zeros(len(data["action"]), np.float32))
     w_all = phase_weights(rows, {"suggest": 0.25, "refute": 0.25, "accuse/end": 0.25})
     params = list(net.parameters())
-    if only_new:
+    scores = getattr(net, "room_values", 0) == 3
+    if only_new and scores:
+        for p in params:
+            p.requires_grad_(p is net.ms_logit)
+        params = [net.ms_logit]
+    elif only_new:
         first = net.card[0]
         col = first.in_features - N_CARDS - net.context_to_card - 1  # the room-value column
         keep = torch.zeros_like(first.weight)
@@ -144,9 +155,12 @@ def _fit(
             p.requires_grad_(any(p is q for q in new))
         first.weight.register_hook(lambda g: g * keep)
         params = new
-    groups: list[dict[str, Any]] = [{"params": [p for p in params if p is not getattr(net, "rv_logit", None)], "lr": lr}]
-    if getattr(net, "rv_logit", None) is not None and any(p is net.rv_logit for p in params):
-        groups.append({"params": [net.rv_logit], "lr": new_lr or lr})  # four scalars: they may move faster
+    scalars = [q for q in (getattr(net, "rv_logit", None), getattr(net, "ms_logit", None)) if q is not None]
+    groups: list[dict[str, Any]] = [{"params": [p for p in params if not any(p is q for q in scalars)], "lr": lr}]
+    fast = [q for q in scalars if any(p is q for p in params)]
+    if fast:
+        groups.append({"params": fast, "lr": new_lr or lr})  # four scalars each: they may move faster
+    groups = [g for g in groups if g["params"]]
     opt = torch.optim.Adam(groups, lr=lr)
     gen = np.random.default_rng(seed)
     net.train()
@@ -154,7 +168,7 @@ def _fit(
         order = gen.permutation(idx)
         for i in range(0, len(order), 512):
             b = order[i : i + 512]
-            x = _inputs(data, b, use_rv)
+            x = _inputs(data, b, use_rv, scores)
             logits = net(x)[0].masked_fill(~torch.from_numpy(data["mask"][b]), -1e8)
             ce = F.cross_entropy(logits, torch.from_numpy(data["action"][b].astype(np.int64)), reduction="none")
             w = torch.from_numpy(w_all[b])
@@ -172,7 +186,7 @@ def _move_accuracy(net: Any, data: dict[str, np.ndarray], idx: np.ndarray, use_r
 
     move = default_codec().phases(data["mask"][idx]) == PHASES.index("move")
     with torch.no_grad():
-        x = _inputs(data, idx, use_rv)
+        x = _inputs(data, idx, use_rv, getattr(net, "room_values", 0) == 3)
         logits = net(x)[0].masked_fill(~torch.from_numpy(data["mask"][idx]), -1e8)
     hit = logits.argmax(1).numpy() == data["action"][idx]
     return float(hit[move].mean())
@@ -271,8 +285,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--play", type=int, default=0, help="then play each fitted copy against --play-opponent on this many deals")
     ap.add_argument("--play-opponent", default="notebook", help="the spec of every opponent seat in --play games")
-    ap.add_argument("--mode", type=int, choices=(1, 2), default=1, help="room_values of the widened copy (network.py)")
-    ap.add_argument("--new-lr", type=float, help="the learning rate of --mode 2's four log-value weights (default: --lr)")
+    ap.add_argument(
+        "--mode",
+        type=int,
+        choices=(1, 2, 3),
+        default=1,
+        help="room_values of the widened copy (network.py); 3: a room_values=2 --policy that also reads the move scores",
+    )
+    ap.add_argument("--new-lr", type=float, help="the learning rate of the --mode 2 or 3 scalars (default: --lr)")
     ap.add_argument("--skip-as-is", action="store_true", help="fit only the widened copy (not the network as it is)")
     ap.add_argument("--fit-only-new", action="store_true", help="fit only the room-value input's weights of the widened copy")
     ap.add_argument("--play-arms", default="", help="comma-separated copies to play (default: every fitted copy)")
@@ -300,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from clue_env.training.checkpoint import load_accusation, load_policy, save_policy
-    from clue_env.training.network import widen_for_room_values
+    from clue_env.training.network import add_move_scores, widen_for_room_values
 
     t0 = time.time()
     ids = list(range(args.seed, args.seed + args.games))
@@ -319,7 +339,9 @@ def main(argv: list[str] | None = None) -> int:
                     f"--data {args.data!r} holds other games (another --games, --seed, --agent-seed, --teacher, "
                     "--players, --rules, --policy or --opponents)"
                 )
-            data = {k: z[k] for k in ("obs", "mask", "action", "rv")}
+            if args.mode == 3 and "ms" not in z.files:
+                ap.error(f"--data {args.data!r} was recorded without the planner's move scores (--mode 3 needs them)")
+            data = {k: z[k] for k in ("obs", "mask", "action", "rv", "ms") if k in z.files}
             sizes = [int(v) for v in z["sizes"]]
         print(f"read {len(data['action'])} decisions of {args.games} games from {args.data}", flush=True)
     else:
@@ -361,10 +383,15 @@ def main(argv: list[str] | None = None) -> int:
     # a policy whose network already reads room values (a later round): only that copy is fitted on
     base_reads_rv = bool(load_policy(policy)[0].room_values)
     out["policy_reads_room_values"] = base_reads_rv
+    if args.mode == 3 and load_policy(policy)[0].room_values != 2:
+        ap.error("--mode 3 adds move scores to a room_values=2 --policy (such as the shipped two-player file)")
     for use_rv in (True,) if base_reads_rv or args.skip_as_is else (False, True):
         torch.manual_seed(0)
         base, _ = load_policy(policy)
-        net = widen_for_room_values(base, args.mode) if use_rv and not base_reads_rv else base
+        if args.mode == 3:
+            net = add_move_scores(base)  # its inputs are wider than the data's rv alone
+        else:
+            net = widen_for_room_values(base, args.mode) if use_rv and not base_reads_rv else base
         before = _move_accuracy(net, data, hold_idx, use_rv)
         _fit(
             net,

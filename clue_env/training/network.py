@@ -25,6 +25,15 @@ action): the planner heads for the room worth most per turn, a ratio that is a d
 :func:`widen_for_room_values` turns a trained network into one that computes exactly the same
 function until the new weights move.
 
+``room_values=3`` is ``room_values=2`` that also reads the planner's score of each move action at
+this decision (:data:`MOVE_SCORES` inputs after the room values: ``enter r`` and ``toward r`` for
+each room, ``stay``, ``passage``; the room's value per turn of travel, 0 for an action the planner
+does not weigh, see ``DeductionAgent.move_scores``) and adds a learned multiple of
+``log(score + MOVE_SCORE_FLOOR)`` to that action's logit (four more scalars, one per kind). The
+network still makes every decision; how far it follows the planner's scores is what it learns.
+:func:`add_move_scores` turns a ``room_values=2`` network into one, computing the same function
+until the four new scalars move.
+
 Pure torch (no SB3): the ``ppo`` agent loads it on its own, and SB3's policy wraps it.
 """
 
@@ -43,6 +52,10 @@ from .features import POLICY_LAYOUT
 
 #: added to a room value before its log is taken (``room_values=2``)
 ROOM_VALUE_FLOOR = 1e-2
+#: the planner's move scores a ``room_values=3`` network reads: ``enter r`` (9), ``toward r`` (9), ``stay``, ``passage``
+MOVE_SCORES = 2 * N_ROOMS + 2
+#: added to a move score before its log is taken (``room_values=3``; an action the planner does not weigh scores 0)
+MOVE_SCORE_FLOOR = 1e-3
 #: per-card input features (see :meth:`CluePolicyNet.card_features`)
 CARD_FEATURES = (MAX_SEATS + 2) + 11 + 3 + N_CARDS
 
@@ -57,7 +70,8 @@ def _mlp(sizes: list[int]) -> nn.Sequential:
 class CluePolicyNet(nn.Module):
     """Observation (B, :attr:`input_size`) -> (action logits (B, 591), context (B, hidden)).
 
-    :attr:`input_size` is ``POLICY_LAYOUT.size``, plus ``N_ROOMS`` room values when ``room_values``."""
+    :attr:`input_size` is ``POLICY_LAYOUT.size``, plus ``N_ROOMS`` room values when ``room_values``,
+    plus :data:`MOVE_SCORES` move scores when ``room_values=3``."""
 
     # index tables and constants (registered buffers)
     sug_s: torch.Tensor
@@ -70,22 +84,25 @@ class CluePolicyNet(nn.Module):
 
     def __init__(self, hidden: int = 256, card_hidden: int = 64, context_to_card: int = 64, room_values: int = 0) -> None:
         super().__init__()
-        if room_values not in (0, 1, 2):
-            raise ValueError(f"room_values must be 0, 1 or 2, got {room_values!r}")
+        if room_values not in (0, 1, 2, 3):
+            raise ValueError(f"room_values must be 0, 1, 2 or 3, got {room_values!r}")
         self.hidden, self.card_hidden, self.context_to_card = hidden, card_hidden, context_to_card
         self.room_values = int(room_values)
         L = POLICY_LAYOUT
         codec = default_codec()
         self.n_actions = codec.n
         self.obs_size = L.size
-        #: the width of the network's input: the policy observation, then the room values if any
-        self.input_size = L.size + (N_ROOMS if self.room_values else 0)
+        #: the width of the network's input: the policy observation, then the room values if any, then the move scores
+        self.input_size = L.size + (N_ROOMS if self.room_values else 0) + (MOVE_SCORES if self.room_values == 3 else 0)
         self.context = _mlp([L.size, hidden, hidden])
         self.to_card = nn.Linear(hidden, context_to_card)
         self.card = _mlp([CARD_FEATURES + (1 if self.room_values else 0) + context_to_card, card_hidden, card_hidden])
-        if self.room_values == 2:
+        if self.room_values >= 2:
             #: per kind of action (enter, toward, stay, passage): the weight of log(room value) in its logit
             self.rv_logit = nn.Parameter(torch.zeros(4))
+        if self.room_values == 3:
+            #: per kind of action (enter, toward, stay, passage): the weight of log(planner's move score) in its logit
+            self.ms_logit = nn.Parameter(torch.zeros(4))
         self.card_heads = nn.Linear(card_hidden, 6)  # suggest, accuse, show, enter, toward, (spare)
         self.flat_head = nn.Linear(hidden, 4 + codec.size["move"])  # roll passage stay end, move squares
         self._n_move = codec.size["move"]
@@ -179,7 +196,7 @@ class CluePolicyNet(nn.Module):
         suggest = sug[:, self.sug_s] + sug[:, self.sug_w] + pair
         accuse = acc[:, self.acc_s] + acc[:, self.acc_w] + acc[:, self.acc_r] + self.accuse_gate(h)
         logits = torch.cat([flat, enter[:, ROOM_BASE:], toward[:, ROOM_BASE:], suggest, show, accuse], dim=1)
-        if self.room_values == 2:
+        if self.room_values >= 2:
             logits = logits + self._room_value_logits(x)
         return logits, h
 
@@ -194,7 +211,15 @@ class CluePolicyNet(nn.Module):
         zeros = x.new_zeros(B, 1)
         flat = torch.cat([zeros, a[3] * passage, a[2] * stay, zeros, x.new_zeros(B, self._n_move)], dim=1)
         rest = x.new_zeros(B, self.n_actions - flat.shape[1] - 2 * N_ROOMS)
-        return torch.cat([flat, a[0] * lv, a[1] * lv, rest], dim=1)
+        out = torch.cat([flat, a[0] * lv, a[1] * lv, rest], dim=1)
+        if self.room_values == 3:
+            lo = self.obs_size + N_ROOMS
+            ls = torch.log(x[:, lo : lo + MOVE_SCORES].clamp(min=0.0) + MOVE_SCORE_FLOOR)  # (B, 20)
+            m = self.ms_logit
+            flat = torch.cat([zeros, m[3] * ls[:, -1:], m[2] * ls[:, -2:-1], zeros, x.new_zeros(B, self._n_move)], dim=1)
+            moves = torch.cat([flat, m[0] * ls[:, :N_ROOMS], m[1] * ls[:, N_ROOMS : 2 * N_ROOMS], rest], dim=1)
+            out = out + moves
+        return out
 
     def reference_forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """:meth:`forward` written as the plain concatenations it computes (slower; tests compare the two)."""
@@ -213,7 +238,7 @@ class CluePolicyNet(nn.Module):
         suggest = sug[:, self.sug_s] + sug[:, self.sug_w] + self.pair(pair_in).squeeze(-1)
         accuse = acc[:, self.acc_s] + acc[:, self.acc_w] + acc[:, self.acc_r] + self.accuse_gate(h)
         logits = torch.cat([flat, enter[:, ROOM_BASE:], toward[:, ROOM_BASE:], suggest, show, accuse], dim=1)
-        if self.room_values == 2:
+        if self.room_values >= 2:
             logits = logits + self._room_value_logits(x)
         return logits, h
 
@@ -251,4 +276,18 @@ def widen_for_room_values(base: CluePolicyNet, mode: int = 1) -> CluePolicyNet:
     return net
 
 
-__all__ = ["CluePolicyNet", "CARD_FEATURES", "widen_for_room_values"]
+def add_move_scores(base: CluePolicyNet) -> CluePolicyNet:
+    """A ``room_values=3`` copy of the ``room_values=2`` network ``base``: it also reads the
+    planner's move scores, and computes ``base``'s function until its four new scalars (started at
+    zero) are trained."""
+    if base.room_values != 2:
+        raise ValueError(f"move scores are added to a room_values=2 network, not room_values={base.room_values}")
+    net = CluePolicyNet(**{**base.config(), "room_values": 3})
+    state = dict(base.state_dict())
+    state["ms_logit"] = torch.zeros(4)
+    net.load_state_dict(state)
+    net.train(base.training)
+    return net
+
+
+__all__ = ["CluePolicyNet", "CARD_FEATURES", "MOVE_SCORES", "add_move_scores", "widen_for_room_values"]
