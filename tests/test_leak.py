@@ -36,14 +36,19 @@ def _deal_options(game):
 
 def _record(e, viewer, actions, rng_show, original_shows=None, make_planner=None):
     """Replay ``actions``; returns (v's observations, v's info logs, v's seat views as JSON text,
-    what v saw, the room values a ``planner`` of v's seat computes from v's info at each step)
+    what v saw, the room values and move scores a ``planner`` of v's seat computes from v's info at each step)
     or None when the replay stops being consistent with what ``viewer`` saw."""
     obs, infos, views, rvs = [], [], [], []
     agent_v = f"player_{viewer}"
     planner = None if make_planner is None else make_planner()  # a fresh one: the same seed, the same draws
     if planner is not None:
         planner.reset()
-    room_values = lambda: None if planner is None else planner.room_values(e.infos[agent_v]).tolist()  # noqa: E731
+    def room_values():  # and the move scores a room_values=3 network reads (zero unless v is to move)
+        if planner is None:
+            return None
+        info = e.infos[agent_v]
+        return planner.room_values(info).tolist() + planner.move_scores(e.observe(agent_v), info).tolist()
+
     snap = lambda: (e.observe(agent_v)["observation"].copy(), list(e.infos[agent_v]["seat_view"].events))  # noqa: E731
     view = lambda: json.dumps(e.seat_view(agent_v).to_json(), sort_keys=True)  # noqa: E731
     o, i = snap()
@@ -202,6 +207,8 @@ def test_R31_observation_unchanged_under_consistent_redeal(n, seed, viewer, beli
     base = _record(e, viewer, actions, np.random.default_rng(0), make_planner=planner)
     assert base is not None
     base_obs, base_infos, base_views, base_seen, base_rvs = base
+    if planner is not None:  # the prefix has move decisions of v's for the move scores to cover
+        assert any(any(v > 0 for v in x[9:]) for x in base_rvs)
     game0 = e.game
 
     accepted = differing_deals = 0
@@ -216,7 +223,7 @@ def test_R31_observation_unchanged_under_consistent_redeal(n, seed, viewer, beli
             continue
         accepted += 1
         obs, infos, views, _seen, rvs = res
-        assert rvs == base_rvs, f"player_{viewer}'s planner room values depend on cards it cannot see"
+        assert rvs == base_rvs, f"player_{viewer}'s planner room values or move scores depend on cards it cannot see"
         if _deal_options(e.game) != deal:
             differing_deals += 1
         for k, (a_, b_) in enumerate(zip(base_obs, obs)):

@@ -249,3 +249,162 @@ def test_mode_2_starts_as_the_shipped_network_and_its_log_value_terms_move_the_r
         others[c.ENTER : c.TOWARD + N_ROOMS] = False
         others[[c.STAY, c.PASSAGE]] = False
         assert torch.allclose(d[:, others], torch.zeros_like(d[:, others]), atol=1e-5)
+
+
+def _mode_2() -> CluePolicyNet:
+    base, _ = _wide()
+    net = widen_for_room_values(base, mode=2)
+    with torch.no_grad():
+        net.rv_logit.copy_(torch.tensor([1.0, 0.5, 2.0, 1.5]))
+    return net
+
+
+def test_mode_3_starts_as_its_mode_2_network_and_its_move_score_terms_move_the_move_actions_only():
+    from clue_env.codec import default_codec
+    from clue_env.training.network import MOVE_SCORE_FLOOR, MOVE_SCORES, add_move_scores
+
+    two = _mode_2()
+    three = add_move_scores(two)
+    assert three.config()["room_values"] == 3 and three.input_size == two.input_size + MOVE_SCORES
+    x = torch.rand(4, two.input_size)
+    ms = torch.rand(4, MOVE_SCORES) * (torch.rand(4, MOVE_SCORES) > 0.3)  # some actions unscored (0)
+    x3 = torch.cat([x, ms], dim=1)
+    with torch.no_grad():
+        want = two(x)[0]
+        assert torch.allclose(three(x3)[0], want, atol=1e-5)  # the new scalars start at zero
+        three.ms_logit.copy_(torch.tensor([1.0, 2.0, 3.0, 4.0]))
+        got = three(x3)[0]
+        assert torch.allclose(three.reference_forward(x3)[0], got, atol=1e-5)
+    c = default_codec()
+    ls = torch.log(ms + MOVE_SCORE_FLOOR)
+    d = got - want
+    assert torch.allclose(d[:, c.ENTER : c.ENTER + N_ROOMS], 1.0 * ls[:, :N_ROOMS], atol=1e-4)
+    assert torch.allclose(d[:, c.TOWARD : c.TOWARD + N_ROOMS], 2.0 * ls[:, N_ROOMS : 2 * N_ROOMS], atol=1e-4)
+    assert torch.allclose(d[:, c.STAY], 3.0 * ls[:, 2 * N_ROOMS], atol=1e-4)
+    assert torch.allclose(d[:, c.PASSAGE], 4.0 * ls[:, 2 * N_ROOMS + 1], atol=1e-4)
+    others = torch.ones(591, dtype=torch.bool)
+    others[c.ENTER : c.TOWARD + N_ROOMS] = False
+    others[[c.STAY, c.PASSAGE]] = False
+    assert torch.equal(d[:, others], torch.zeros_like(d[:, others]))
+    with pytest.raises(ValueError, match="room_values=2 network"):
+        add_move_scores(_wide()[1])
+    with pytest.raises(ValueError, match="room_values=2 network"):
+        add_move_scores(three)
+
+
+def _games(n: int, rules: str, games: int, plan: str | None = None):
+    """(planner's move scores, its choice) at every move decision of ``games`` games of ``deduction``."""
+    from agents.deduction import DeductionAgent
+
+    out = []
+    for g in range(games):
+        env = clue_env.raw_env(num_players=n, rules=rules)
+        env.reset(seed=500 + g)
+        agents = [DeductionAgent(s, n, env.rules, seed=40 + s, plan=plan) for s in range(n)]
+        for a in agents:
+            a.reset()
+        while not env.game_over:
+            name = env.agent_selection
+            s = env.possible_agents.index(name)
+            obs, info = env.observe(name), env.infos[name]
+            scores = agents[s].move_scores(obs, info)
+            a = agents[s].act(obs, info)
+            out.append((scores, a, info["seat_view"].phase))
+            env.step(a)
+    return out
+
+
+@pytest.mark.parametrize(("n", "rules", "plan"), [(2, "edition2023", None), (4, "classic", "roll")])
+def test_the_planners_move_scores_rank_its_own_move_first(n, rules, plan):
+    """``DeductionAgent.move_scores`` is the planner's own scoring (R16-R22): at every move decision
+    whose best option is unique and is not a roll (classic R11: a roll has no score), the best-scored
+    action is the move it makes; zero elsewhere."""
+    from agents.deduction import MOVE_SCORE_ACTIONS
+    from clue_env.engine.game import Phase
+
+    rows = _games(n, rules, 3, plan)
+    scored = same = 0
+    for scores, action, phase in rows:
+        if phase not in (Phase.START, Phase.MOVE):
+            assert not scores.any()  # a suggestion, a refutation, an accusation: nothing to score
+            continue
+        if not scores.any():
+            continue
+        top = np.flatnonzero(scores == scores.max())
+        if len(top) > 1 or action not in MOVE_SCORE_ACTIONS:  # a tie; a roll (classic: not scored)
+            continue
+        scored += 1
+        same += int(MOVE_SCORE_ACTIONS[int(top[0])] == action)
+    assert scored > 20 and same == scored
+
+
+def test_fit_only_new_in_mode_3_moves_the_move_score_weights_alone():
+    from clue_env.training.network import MOVE_SCORES, add_move_scores
+
+    three = add_move_scores(_mode_2())
+    rng = np.random.default_rng(0)
+    n = 64
+    mask = np.zeros((n, 591), dtype=bool)
+    mask[:, 4 + 188 : 4 + 188 + 9] = True  # enter any room
+    action = rng.integers(4 + 188, 4 + 188 + 9, n)
+    ms = rng.random((n, MOVE_SCORES)).astype(np.float32)
+    ms[np.arange(n), action - (4 + 188)] += 1.0  # the labels are the best-scored moves
+    data = {
+        "obs": rng.random((n, POLICY_LAYOUT.size)).astype(np.float16),
+        "mask": mask,
+        "action": action,
+        "rv": rng.random((n, N_ROOMS)).astype(np.float32),
+        "ms": ms,
+    }
+    before = {k: v.clone() for k, v in three.state_dict().items()}
+    room_value_probe._fit(three, data, np.arange(n), epochs=3, lr=1e-2, seed=0, use_rv=True, only_new=True)
+    after = three.state_dict()
+    for k, v in before.items():
+        if k == "ms_logit":
+            assert after[k][0] > 0  # following the scores pays on these labels
+            assert torch.equal(after[k][1:], v[1:])  # no toward/stay/passage decisions to learn from
+        else:
+            assert torch.equal(after[k], v), k
+
+
+def test_a_mode_3_probe_fits_plays_and_saves_a_network_the_ppo_agent_plays(tmp_path):
+    args = ["--players", "2", "--rules", "edition2023", "--teacher", "deduction", "--opponents", "deduction",
+            "--play-opponent", "deduction", "--games", "4", "--epochs", "1", "--workers", "1", "--play", "2",
+            "--mode", "3", "--fit-only-new", "--lr", "1e-2", "--save", str(tmp_path / "fits")]  # fmt: skip
+    assert room_value_probe.main([*args, "--json", str(tmp_path / "p.json")]) == 0
+    r = json.loads((tmp_path / "p.json").read_text())
+    assert set(r["play"]) >= {"with_room_values", "unfitted", "difference_vs_unfitted"}
+    path = str(tmp_path / "fits" / "with_room_values.pt")
+    net, _ = load_policy(path)
+    assert net.room_values == 3
+    from agents import make_agent
+
+    def play(seed: int) -> list[int]:
+        env = clue_env.raw_env(num_players=2, rules="edition2023")
+        env.reset(seed=seed)
+        agents = [make_agent(f"ppo:{path}", seat=0, num_players=2, rules="edition2023", seed=seed),
+                  make_agent("deduction", seat=1, num_players=2, rules="edition2023", seed=seed + 7)]  # fmt: skip
+        for a in agents:
+            a.reset()
+        actions = []
+        while not env.game_over and len(actions) < 400:
+            name = env.agent_selection
+            s = env.possible_agents.index(name)
+            obs = env.observe(name)
+            a = agents[s].act(obs, env.infos[name])
+            assert obs["action_mask"][a] == 1
+            actions.append(a)
+            env.step(a)
+        return actions
+
+    first = play(3)
+    assert first == play(3) and len(first) > 5
+    # a recording without move scores is refused for --mode 3
+    old = tmp_path / "old.npz"
+    base = ["--games", "4", "--epochs", "1", "--workers", "1", "--data", str(old)]
+    assert room_value_probe.main(base) == 0
+    with np.load(old) as z:
+        kept = {k: z[k] for k in z.files if k != "ms"}
+    np.savez(old, **kept)
+    with pytest.raises(SystemExit):
+        room_value_probe.main([*base, "--mode", "3"])
