@@ -427,8 +427,9 @@ class DeductionAgent(Agent):
         travel among the options that take that action (``_options_2023``; in classic games the
         roll-aware planner's units, ``plan=roll``), 0 for an action it does not weigh or at a decision
         that is not a move. A roll has no score (the 2023 turn always starts with one, R12; in classic
-        games the network weighs rolling, R11, on its own). Feeds the evidence as :meth:`act` does and chooses nothing: the ``ppo``
-        agent reads these as network inputs (``room_values=3``). Only the seat's view is read (R31)."""
+        games the network weighs rolling, R11, on its own). Feeds the evidence as :meth:`act` does
+        and chooses nothing: the ``ppo`` agent reads these as network inputs (``room_values=3``).
+        Only the seat's view is read (R31)."""
         view: SeatView = info["seat_view"]
         mask = observation["action_mask"]
         k = self._knowledge(view)

@@ -43,6 +43,7 @@ def _record(e, viewer, actions, rng_show, original_shows=None, make_planner=None
     planner = None if make_planner is None else make_planner()  # a fresh one: the same seed, the same draws
     if planner is not None:
         planner.reset()
+
     def room_values():  # and the move scores a room_values=3 network reads (zero unless v is to move)
         if planner is None:
             return None
