@@ -277,6 +277,7 @@ def test_mode_3_starts_as_its_mode_2_network_and_its_move_score_terms_move_the_m
         assert torch.allclose(three.reference_forward(x3)[0], got, atol=1e-5)
     c = default_codec()
     ls = torch.log(ms + MOVE_SCORE_FLOOR)
+    ls = ls - ls.max(dim=1, keepdim=True).values  # relative to the best-scored move
     d = got - want
     assert torch.allclose(d[:, c.ENTER : c.ENTER + N_ROOMS], 1.0 * ls[:, :N_ROOMS], atol=1e-4)
     assert torch.allclose(d[:, c.TOWARD : c.TOWARD + N_ROOMS], 2.0 * ls[:, N_ROOMS : 2 * N_ROOMS], atol=1e-4)
@@ -286,6 +287,12 @@ def test_mode_3_starts_as_its_mode_2_network_and_its_move_score_terms_move_the_m
     others[c.ENTER : c.TOWARD + N_ROOMS] = False
     others[[c.STAY, c.PASSAGE]] = False
     assert torch.equal(d[:, others], torch.zeros_like(d[:, others]))
+    # scaled up, the terms rank the scored moves as the planner does
+    with torch.no_grad():
+        three.ms_logit.mul_(1000.0)
+        big = three(x3)[0]
+    scored = torch.cat([big[:, c.ENTER : c.TOWARD + N_ROOMS], big[:, [c.STAY, c.PASSAGE]]], dim=1)
+    assert torch.equal(scored.argmax(dim=1), ms.argmax(dim=1))
     with pytest.raises(ValueError, match="room_values=2 network"):
         add_move_scores(_wide()[1])
     with pytest.raises(ValueError, match="room_values=2 network"):

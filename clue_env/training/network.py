@@ -29,8 +29,10 @@ function until the new weights move.
 this decision (:data:`MOVE_SCORES` inputs after the room values: ``enter r`` and ``toward r`` for
 each room, ``stay``, ``passage``; the room's value per turn of travel, 0 for an action the planner
 does not weigh, see ``DeductionAgent.move_scores``) and adds a learned multiple of
-``log(score + MOVE_SCORE_FLOOR)`` to that action's logit (four more scalars, one per kind). The
-network still makes every decision; how far it follows the planner's scores is what it learns.
+``log(score + MOVE_SCORE_FLOOR)``, less the same of the best-scored move, to that action's logit
+(four more scalars, one per kind; the best-scored move gets 0, so however large the scalars grow
+the term ranks the moves as the planner does). The network still makes every decision; how far it
+follows the planner's scores is what it learns.
 :func:`add_move_scores` turns a ``room_values=2`` network into one, computing the same function
 until the four new scalars move.
 
@@ -215,6 +217,7 @@ class CluePolicyNet(nn.Module):
         if self.room_values == 3:
             lo = self.obs_size + N_ROOMS
             ls = torch.log(x[:, lo : lo + MOVE_SCORES].clamp(min=0.0) + MOVE_SCORE_FLOOR)  # (B, 20)
+            ls = ls - ls.max(dim=1, keepdim=True).values  # the best-scored move 0, the others below it
             m = self.ms_logit
             flat = torch.cat([zeros, m[3] * ls[:, -1:], m[2] * ls[:, -2:-1], zeros, x.new_zeros(B, self._n_move)], dim=1)
             moves = torch.cat([flat, m[0] * ls[:, :N_ROOMS], m[1] * ls[:, N_ROOMS : 2 * N_ROOMS], rest], dim=1)
