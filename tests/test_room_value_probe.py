@@ -266,8 +266,11 @@ def test_mode_3_starts_as_its_mode_2_network_and_its_move_score_terms_move_the_m
     two = _mode_2()
     three = add_move_scores(two)
     assert three.config()["room_values"] == 3 and three.input_size == two.input_size + MOVE_SCORES
-    x = torch.rand(4, two.input_size)
-    ms = torch.rand(4, MOVE_SCORES) * (torch.rand(4, MOVE_SCORES) > 0.3)  # some actions unscored (0)
+    gen = torch.Generator().manual_seed(3)
+    x = torch.rand(4, two.input_size, generator=gen)
+    # distinct scores (steps of 0.05), some actions unscored (0)
+    ms = torch.stack([torch.linspace(0.05, 1.0, MOVE_SCORES)[torch.randperm(MOVE_SCORES, generator=gen)] for _ in range(4)])
+    ms = ms * (torch.rand(4, MOVE_SCORES, generator=gen) > 0.3)
     x3 = torch.cat([x, ms], dim=1)
     with torch.no_grad():
         want = two(x)[0]
@@ -289,7 +292,7 @@ def test_mode_3_starts_as_its_mode_2_network_and_its_move_score_terms_move_the_m
     assert torch.equal(d[:, others], torch.zeros_like(d[:, others]))
     # scaled up, the terms rank the scored moves as the planner does
     with torch.no_grad():
-        three.ms_logit.mul_(1000.0)
+        three.ms_logit.mul_(1e5)
         big = three(x3)[0]
     scored = torch.cat([big[:, c.ENTER : c.TOWARD + N_ROOMS], big[:, [c.STAY, c.PASSAGE]]], dim=1)
     assert torch.equal(scored.argmax(dim=1), ms.argmax(dim=1))
