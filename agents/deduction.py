@@ -40,6 +40,7 @@ import numpy as np
 from clue_env.codec import default_codec
 from clue_env.engine.board import classic_board
 from clue_env.engine.cards import CARDS, N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS, ROOM_BASE, WEAPON_BASE
+from clue_env.engine.events import Suggest
 from clue_env.engine.game import Phase
 from clue_env.engine.knowledge import Contradiction
 from clue_env.engine.marginals import approx_marginals
@@ -183,6 +184,8 @@ MAX_EXACT_BUDGET = 1_000_000
 PULL_MODES = ("far", "next", "avoid")
 #: the ``deny`` experiment's largest weight
 MAX_DENY = 10.0
+#: ``tells``: how many deals are drawn for each one kept after the reweighting
+TELL_OVERSAMPLE = 4
 #: the ``plan`` experiment's modes (see the module docstring)
 PLAN_MODES = ("roll", "move")
 
@@ -210,7 +213,12 @@ class DeductionAgent(Agent):
         pull_tol: float = 0.1,
         plan: str | None = None,
         deny: float = 0.0,
+        tells: float = 1.0,
     ) -> None:
+        if isinstance(tells, bool) or not isinstance(tells, (int, float)) or not 0.0 < float(tells) <= 1.0:
+            raise ValueError(f"tells must be a number in (0, 1], got {tells!r}")
+        #: likelihood ratio of "an opponent holds a suspect or weapon it named" (1: named cards say nothing)
+        self.tells = float(tells)
         if isinstance(deny, bool) or not isinstance(deny, (int, float)) or not 0.0 <= float(deny) <= MAX_DENY:
             raise ValueError(f"deny must be a number from 0 to {MAX_DENY}, got {deny!r}")
         self.deny = float(deny)
@@ -234,6 +242,7 @@ class DeductionAgent(Agent):
 
     def reset(self) -> None:
         self.witness: Witness | None = None
+        self._events: Any = ()
         self._solution_version = -1
         self._solution: tuple[int, ...] | None = None
         self._gain_version = -1
@@ -245,6 +254,7 @@ class DeductionAgent(Agent):
 
     # ------------------------------------------------------------------ knowledge
     def _knowledge(self, view: SeatView):
+        self._events = view.events
         if self.witness is None:
             self.witness = Witness(self.seat, list(view.hand), list(view.hand_sizes))
         self.witness.feed(view.events)
@@ -267,11 +277,14 @@ class DeductionAgent(Agent):
     def _gains(self, k) -> np.ndarray:
         if self._gain_version != k.version or self._gain is None:
             try:
+                draws = self.samples * (TELL_OVERSAMPLE if self.tells < 1.0 else 1)
                 samples = k.sample_deals(
-                    self.samples, self.rng, sweeps=SAMPLE_SWEEPS, burn_in=SAMPLE_BURN_IN, exact_budget=self.exact_budget
+                    draws, self.rng, sweeps=SAMPLE_SWEEPS, burn_in=SAMPLE_BURN_IN, exact_budget=self.exact_budget
                 )
             except Contradiction:
                 samples = None
+            if samples is not None and self.tells < 1.0:
+                samples = self._reweigh(samples)
             if samples is None:
                 self._gain = np.zeros((N_SUSPECTS, N_WEAPONS, N_ROOMS))
                 self._public = np.zeros((N_SUSPECTS, N_WEAPONS, N_ROOMS))
@@ -293,6 +306,23 @@ class DeductionAgent(Agent):
                 self._best_triple = (best[0], best[1] / len(samples))  # type: ignore[assignment]
             self._gain_version = k.version
         return self._gain
+
+    def _reweigh(self, samples: np.ndarray) -> np.ndarray:
+        """``tells``: keep :attr:`samples` of the drawn deals, drawn again with weights
+        ``tells ** (how many times each opponent named a suspect or weapon it holds in that deal)``
+        (R26, R31: every suggestion is public). A ``deduction`` opponent names its own cards less
+        often than chance, so a named card is less likely to be in the namer's hand."""
+        n = self.num_players
+        named = np.zeros((n, N_CARDS))
+        for ev in self._events:
+            if isinstance(ev, Suggest) and ev.seat != self.seat:
+                named[ev.seat, ev.suspect] += 1
+                named[ev.seat, WEAPON_BASE + ev.weapon] += 1
+        holder = np.where(samples < n, samples, 0)
+        hits = np.where(samples < n, named[holder, np.arange(N_CARDS)[None, :]], 0.0).sum(axis=1)
+        w = np.exp(hits * np.log(self.tells))
+        keep = self.rng.choice(len(samples), size=self.samples, p=w / w.sum())
+        return samples[keep]
 
     # ------------------------------------------------------------------ decisions
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:
