@@ -37,6 +37,9 @@ BALLROOM = ROOMS.index("ballroom")
         ("deduction:deny=-0.5", "deny must be a number from 0 to"),
         ("deduction:deny=11", "deny must be a number from 0 to"),
         ("deduction:deny=yes", "deny must be a number from 0 to"),
+        ("deduction:tells=0", "tells must be a number in"),
+        ("deduction:tells=1.5", "tells must be a number in"),
+        ("deduction:tells=true", "tells must be a number in"),
     ],
 )
 def test_bad_experiment_parameters_are_refused_naming_them(spec, name):
@@ -46,7 +49,7 @@ def test_bad_experiment_parameters_are_refused_naming_them(spec, name):
 
 def test_plain_deduction_keeps_its_defaults():
     a = make_agent("deduction", seat=0, num_players=4)
-    assert isinstance(a, DeductionAgent) and a.plan is None and a.pull is None and a.deny == 0.0
+    assert isinstance(a, DeductionAgent) and a.plan is None and a.pull is None and a.deny == 0.0 and a.tells == 1.0
 
 
 def _values(agent: DeductionAgent, values: np.ndarray) -> None:
@@ -131,7 +134,15 @@ def test_R26_pull_preferences_follow_the_mode():
 
 
 @pytest.mark.parametrize(
-    "spec", ["deduction:plan=roll", "deduction:plan=move", "deduction:pull=far", "deduction:pull=avoid", "deduction:deny=0.5"]
+    "spec",
+    [
+        "deduction:plan=roll",
+        "deduction:plan=move",
+        "deduction:pull=far",
+        "deduction:pull=avoid",
+        "deduction:deny=0.5",
+        "deduction:tells=0.35",
+    ],
 )
 def test_variants_play_legal_games_to_the_end(spec):
     r = play_game([spec, "deduction", "notebook", "random"], "classic", seed=11, index=0)
@@ -182,3 +193,22 @@ def test_deny_weighs_the_public_outcome_against_its_own_information():
     assert b.act({"action_mask": mask}, {"seat_view": view}) == CODEC.suggest(1, 1)
     b.deny = 0.1
     assert b.act({"action_mask": mask}, {"seat_view": view}) == CODEC.suggest(0, 0)
+
+
+def test_R26_tells_keeps_the_deals_in_which_the_namer_does_not_hold_what_it_named():
+    """``tells``: every suggestion is public (R26, R31); a deal in which an opponent holds a card it
+    named is kept with weight ``tells`` per such card, so with a small ``tells`` the deals where
+    Mustard (named by seat 2) lies in the envelope, not in seat 2's hand, are kept."""
+    from clue_env.engine.events import Suggest
+
+    deals = _two_deals()  # deal 0: Mustard with seat 2; deal 1: Mustard in the envelope
+    a = DeductionAgent(0, 4, seed=3, tells=1e-6)
+    a.reset()
+    a._events = (Suggest(seat=2, suspect=1, weapon=0, room=0),)
+    a.samples = 50
+    kept = a._reweigh(np.repeat(deals, 25, axis=0))
+    assert kept.shape == (50, deals.shape[1]) and (kept[:, 1] == 4).all()
+    # my own suggestions say nothing about where the cards lie
+    a._events = (Suggest(seat=0, suspect=1, weapon=0, room=0),)
+    kept = a._reweigh(np.repeat(deals, 25, axis=0))
+    assert (kept[:, 1] == 4).any() and (kept[:, 1] == 2).any()
