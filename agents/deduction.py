@@ -27,8 +27,11 @@ the roll, weighs staying and the passage against the best room averaged over the
 ``move`` only the part after the roll; ``deny`` (default 0), an experiment on what a suggestion
 tells the table: it chooses the suggestion that maximises its own expected information minus
 ``deny`` times the information in the suggestion's public outcome (who refutes, or nobody; see
-:func:`public_information`), a number from 0 to :data:`MAX_DENY`; movement is unchanged. Bad
-values are refused at construction (ValueError naming them).
+:func:`public_information`), a number from 0 to :data:`MAX_DENY`; movement is unchanged;
+``tells`` (default 1: off), an experiment on reading the opponents' suggestions (R26, R31): the deals
+it draws are drawn again with weight ``tells`` per suspect or weapon an opponent named while holding
+it in that deal (``deduction`` itself names its own cards less often than chance), a number in (0, 1].
+Bad values are refused at construction (ValueError naming them).
 """
 
 from __future__ import annotations
