@@ -406,6 +406,7 @@ def run_tournament(
     summary = summarise(specs, main, rules)
     summary.update(seating_summary(schedule))
     summary["winners"] = game_winners(main)
+    summary["winner_seats"] = game_winner_seats(main)
     if control is not None:
         summary["control"] = control_summary(main, replays, schedule.candidate, control)
     summary["seed"] = seed
@@ -418,6 +419,13 @@ def game_winners(results: list[GameResult]) -> list[str | None]:
     the same ``--seed``, ``--agent-seed`` and line-up shape play the same deals in the same seats,
     so their lists pair game by game."""
     return [r.seats[r.winner] if r.winner >= 0 else None for r in sorted(results, key=lambda r: r.index)]
+
+
+def game_winner_seats(results: list[GameResult]) -> list[int | None]:
+    """Per game, in game order: the winning seat, ``None`` when nobody won. Unlike
+    :func:`game_winners` it tells apart seats of the same spec (a control equal to an opponent's
+    spec, such as ``--control deduction`` against ``deduction`` opponents)."""
+    return [r.winner if r.winner >= 0 else None for r in sorted(results, key=lambda r: r.index)]
 
 
 def seating_summary(schedule: Schedule) -> dict[str, Any]:
@@ -464,6 +472,7 @@ def control_summary(main: list[GameResult], replays: list[GameResult], candidate
         "wins": sum(y),
         "wrong_accusations": wrong,
         "winners": game_winners(replays),
+        "winner_seats": game_winner_seats(replays),
     }
 
 

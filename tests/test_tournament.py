@@ -177,6 +177,21 @@ def test_per_game_winners_pair_two_runs_on_the_same_deals():
     assert t["winners"] == cw  # the control's games are these games
 
 
+def test_winner_seats_pair_a_control_that_shares_its_spec_with_the_opponents():
+    """With ``--control random`` against ``random`` opponents every control winner reads "random";
+    ``winner_seats`` still says whose seat won, so the paired difference can be rebuilt outside the run."""
+    s = run_tournament(["notebook", "random", "random"], 9, seed=4, workers=1, progress=False, agent_seed=6, control="random")
+    seats, cseats = s["winner_seats"], s["control"]["winner_seats"]
+    assert len(seats) == len(cseats) == 9 and set(s["control"]["winners"]) <= {"random", None}
+    schedule = tournament.Schedule.of(["notebook", "random", "random"])
+    mine = [schedule.seats(g).index("notebook") for g in range(9)]
+    x = [int(w == m) for w, m in zip(seats, mine)]
+    y = [int(w == m) for w, m in zip(cseats, mine)]
+    assert sum(x) == s["results"]["notebook"]["wins"] and sum(y) == s["control"]["wins"]
+    assert np.mean(np.array(x) - np.array(y)) == pytest.approx(s["control"]["difference"])
+    assert s["winners"] == [None if w is None else schedule.seats(g)[w] for g, w in enumerate(seats)]
+
+
 def test_results_do_not_depend_on_the_worker_count_with_balanced_seats_and_a_control():
     a = run_tournament(FAST, 8, seed=7, workers=1, progress=False, agent_seed=11, control="random")
     b = run_tournament(FAST, 8, seed=7, workers=2, progress=False, agent_seed=11, control="random")
