@@ -80,30 +80,32 @@ def test_the_ppo_agent_plays_a_room_value_network_legally_and_deterministically(
         wide.card[0].weight[:, nf] = 0.5  # the values matter
     path = str(tmp_path / "rv.pt")
     save_policy(path, wide)
+    first = _two_player_game(path, 11)
+    assert first == _two_player_game(path, 11)
+    assert len(first) > 5
+
+
+def _two_player_game(path: str, seed: int) -> list[int]:
+    """The actions of a 2023 two-player game of ``ppo:path`` against ``deduction`` (each checked legal)."""
     from agents import make_agent
 
-    def play(seed: int) -> list[int]:
-        env = clue_env.raw_env(num_players=2, rules="edition2023")
-        env.reset(seed=seed)
-        agents = [make_agent(f"ppo:{path}", seat=0, num_players=2, rules="edition2023", seed=seed),
-                  make_agent("deduction", seat=1, num_players=2, rules="edition2023", seed=seed + 7)]  # fmt: skip
-        for a in agents:
-            a.reset()
-        assert isinstance(agents[0], PPOAgent) and agents[0].planner is not None
-        actions = []
-        while not env.game_over and len(actions) < 400:
-            name = env.agent_selection
-            s = env.possible_agents.index(name)
-            obs = env.observe(name)
-            a = agents[s].act(obs, env.infos[name])
-            assert obs["action_mask"][a] == 1
-            actions.append(a)
-            env.step(a)
-        return actions
-
-    first = play(11)
-    assert first == play(11)
-    assert len(first) > 5
+    env = clue_env.raw_env(num_players=2, rules="edition2023")
+    env.reset(seed=seed)
+    agents = [make_agent(f"ppo:{path}", seat=0, num_players=2, rules="edition2023", seed=seed),
+              make_agent("deduction", seat=1, num_players=2, rules="edition2023", seed=seed + 7)]  # fmt: skip
+    for a in agents:
+        a.reset()
+    assert isinstance(agents[0], PPOAgent) and agents[0].planner is not None
+    actions = []
+    while not env.game_over and len(actions) < 400:
+        name = env.agent_selection
+        s = env.possible_agents.index(name)
+        obs = env.observe(name)
+        a = agents[s].act(obs, env.infos[name])
+        assert obs["action_mask"][a] == 1
+        actions.append(a)
+        env.step(a)
+    return actions
 
 
 def test_training_refuses_a_room_value_init_except_for_an_accusation_only_run(tmp_path):
@@ -387,28 +389,8 @@ def test_a_mode_3_probe_fits_plays_and_saves_a_network_the_ppo_agent_plays(tmp_p
     path = str(tmp_path / "fits" / "with_room_values.pt")
     net, _ = load_policy(path)
     assert net.room_values == 3
-    from agents import make_agent
-
-    def play(seed: int) -> list[int]:
-        env = clue_env.raw_env(num_players=2, rules="edition2023")
-        env.reset(seed=seed)
-        agents = [make_agent(f"ppo:{path}", seat=0, num_players=2, rules="edition2023", seed=seed),
-                  make_agent("deduction", seat=1, num_players=2, rules="edition2023", seed=seed + 7)]  # fmt: skip
-        for a in agents:
-            a.reset()
-        actions = []
-        while not env.game_over and len(actions) < 400:
-            name = env.agent_selection
-            s = env.possible_agents.index(name)
-            obs = env.observe(name)
-            a = agents[s].act(obs, env.infos[name])
-            assert obs["action_mask"][a] == 1
-            actions.append(a)
-            env.step(a)
-        return actions
-
-    first = play(3)
-    assert first == play(3) and len(first) > 5
+    first = _two_player_game(path, 3)
+    assert first == _two_player_game(path, 3) and len(first) > 5
     # a recording without move scores is refused for --mode 3
     old = tmp_path / "old.npz"
     base = ["--games", "4", "--epochs", "1", "--workers", "1", "--data", str(old)]
