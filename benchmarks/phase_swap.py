@@ -2,7 +2,7 @@
 the loss, comes from). A diagnostic, not an agent: the swapped seat is never shipped.
 
     python benchmarks/phase_swap.py [--candidate ppo:models/clue_ppo.pt] [--teacher deduction]
-                                    [--opponents notebook] [--swaps none,move,suggest,refute,all]
+                                    [--opponents notebook] [--swaps none,move,suggest,refute,play,all]
                                     [--players 4] [--rules classic] [--games 1000] [--seed 0]
                                     [--agent-seed 5] [--workers 2] [--json PATH]
 
@@ -12,8 +12,11 @@ the candidate and a teacher of its own (seeded independently) are handed exactly
 and info the seat got (R31), so each keeps its own state; the teacher's action is played in the
 swapped phases (phases as in ``teacher_agreement.py``: ``move``, ``suggest``, ``refute``,
 ``accuse/end``; ``all``: every phase, i.e. the teacher itself with the candidate as a shadow), the
-candidate's in the others. Each swap's win rate is reported with its paired difference against
-``none`` (the candidate alone) on the same games, with a 95% interval.
+candidate's in the others. ``play``: the teacher plays every decision but the accusations: the
+candidate's action is kept when it or the teacher's is an accusation, or the phase is
+``accuse/end`` (the candidate's accusation policy on the teacher's play). Each swap's win rate is
+reported with its paired difference against ``none`` (the candidate alone) on the same games, with
+a 95% interval.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from seat_games import add_game_arguments, mean_ci95, run_chunks, seat_agents  # noqa: E402
 from teacher_agreement import PHASES, phase_of  # noqa: E402
 
-SWAPS = ("none", *PHASES, "all")
+SWAPS = ("none", *PHASES, "play", "all")
 
 
 def _chunk(args: tuple[str, str, str, str, int, str, list[int], int]) -> list[dict[str, Any]]:
@@ -54,7 +57,8 @@ def _chunk(args: tuple[str, str, str, str, int, str, list[int], int]) -> list[di
             if seat == me:
                 b = coach.act(obs, info)
                 decisions += 1
-                if swap == "all" or (swap != "none" and phase_of(obs["action_mask"], codec) == swap):
+                phase = phase_of(obs["action_mask"], codec) if swap != "all" else ""
+                if swap == "all" or phase == swap or (swap == "play" and _teacher_plays(a, b, phase, codec)):
                     swapped += int(a != b)
                     a = b
             env.step(a)
@@ -62,6 +66,12 @@ def _chunk(args: tuple[str, str, str, str, int, str, list[int], int]) -> list[di
             {"game": gi, "won": g.winner == me, "wrong": bool(g.eliminated[me]), "changed": swapped, "decisions": decisions}
         )
     return out
+
+
+def _teacher_plays(candidate: int, teacher: int, phase: str, codec: Any) -> bool:
+    """``play``: whether the teacher's action is played (neither action an accusation, not ``accuse/end``)."""
+    acc = codec.accuse_slice
+    return phase != "accuse/end" and not acc.start <= candidate < acc.stop and not acc.start <= teacher < acc.stop
 
 
 def measure(

@@ -38,3 +38,18 @@ def test_paired_difference_and_refusals(capsys):
     with pytest.raises(SystemExit):
         phase_swap.main(["--swaps", "dance"])
     assert "choose from" in capsys.readouterr().err
+
+
+def test_play_swap_hands_the_teacher_every_decision_but_the_accusations():
+    from clue_env.codec import default_codec
+
+    codec = default_codec()
+    acc = codec.accuse_slice.start
+    assert phase_swap._teacher_plays(0, 1, "move", codec)
+    assert not phase_swap._teacher_plays(acc, 1, "move", codec)  # the candidate accuses: kept
+    assert not phase_swap._teacher_plays(0, acc + 5, "suggest", codec)  # the teacher would accuse: not played
+    assert not phase_swap._teacher_plays(0, 1, "accuse/end", codec)
+    # `random` plays for `deduction`, which still decides every accusation: it accuses only what it proved (R28)
+    rows = phase_swap.measure("deduction", "random", "random", "play", 3, "classic", 3, 3, 5, 1)
+    assert all(not r["wrong"] for r in rows)
+    assert sum(r["changed"] for r in rows) > 0
