@@ -484,6 +484,19 @@ class DeductionAgent(Agent):
                 out[i] = score
         return out
 
+    def suggest_scores(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> np.ndarray:
+        """Per ``suggest s w`` action (``N_SUSPECTS * N_WEAPONS``, in the codec's order), the
+        score its planner gives it at a suggestion decision (R26): the suggestion's expected
+        information in the room the seat is in, from the deals :meth:`act` draws (the ``deny`` and
+        ``pull`` experiments aside: with neither, :meth:`act` suggests a best-scored one); zeros at
+        any other decision. Feeds the evidence as :meth:`act` does and chooses nothing: the ``ppo``
+        agent reads these as network inputs (``room_values=4``). Only the seat's view is read (R31)."""
+        view: SeatView = info["seat_view"]
+        k = self._knowledge(view)
+        if not view.must_act or view.phase != Phase.SUGGEST:
+            return np.zeros(N_SUSPECTS * N_WEAPONS, dtype=np.float32)
+        return np.maximum(self._gains(k)[:, :, view.my_node], 0.0).reshape(-1).astype(np.float32)
+
     def _room_values(self, view: SeatView, k) -> np.ndarray:
         """What a visit to each room is worth: its best suggestion, plus an unseen face-down card."""
         value = self._gains(k).max(axis=(0, 1)).copy()

@@ -10,9 +10,11 @@ waiting, and which legal triple to accuse (a hierarchical policy: both parts are
 
 A network that reads the planner's room values (``room_values`` in its sizes, see
 :mod:`clue_env.training.network`) gets them, and with ``room_values=3`` the planner's score of each
-move action too, from a ``deduction`` planner of the agent's own seat, fed the same observations
-and info (R31) and seeded from the agent's seed; the planner chooses nothing, the network makes
-every decision.
+move action too, and with ``room_values=4`` its score of each suggestion as well, from a
+``deduction`` planner of the agent's own seat, fed the same observations and info (R31) and seeded
+from the agent's seed; the planner chooses nothing, the network makes every decision. A policy file
+whose ``meta`` has ``"planner": {"tells": LR}`` gets a ``deduction:tells=LR`` planner (the only
+planner parameter a file may set; a bad value is refused with a :class:`CheckpointError`).
 
 The agent keeps its seat's policy features (:class:`clue_env.training.features.SeatFeatures`)
 from the observation and ``info["seat_view"].events`` it is handed, exactly as in training, and plays the
@@ -34,6 +36,9 @@ from . import register_agent
 from .base import Agent
 
 CODEC = default_codec()
+#: the planner's move scores a ``room_values=3`` network reads (``clue_env.training.network.MOVE_SCORES``;
+#: kept here so that this module imports torch only when an agent is made)
+MOVE_SCORES = 2 * N_ROOMS + 2
 #: the policy's top actions in an account of a decision (replays)
 ACCOUNT_TOP = 3
 
@@ -90,8 +95,30 @@ def _net(path: str) -> Any:
     return _load(path)[0]
 
 
-def _load(path: str) -> tuple[Any, Any]:
-    """(network, accusation head or None) in ``path``, loaded once per process."""
+#: the planner parameters a policy file's ``meta["planner"]`` may set
+PLANNER_KEYS = ("tells",)
+
+
+def planner_kwargs(meta: dict[str, Any], path: str) -> dict[str, Any]:
+    """The ``deduction`` planner's parameters from a policy file's ``meta`` (``{}``: the default
+    planner); a :class:`CheckpointError` naming the file for anything else."""
+    from clue_env.training.checkpoint import CheckpointError
+
+    spec = meta.get("planner", {})
+    if not isinstance(spec, dict) or any(k not in PLANNER_KEYS for k in spec):
+        raise CheckpointError(f"{path!r}: meta['planner'] must be a mapping of {', '.join(PLANNER_KEYS)}, got {spec!r}")
+    if spec:
+        from .deduction import DeductionAgent
+
+        try:
+            DeductionAgent(0, 2, "classic", seed=0, **spec)
+        except ValueError as e:
+            raise CheckpointError(f"{path!r}: bad planner in meta['planner']: {e}") from None
+    return dict(spec)
+
+
+def _load(path: str) -> tuple[Any, Any, dict[str, Any]]:
+    """(network, accusation head or None, planner parameters) in ``path``, loaded once per process."""
     try:
         st = os.stat(path)
         key: Any = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
@@ -100,7 +127,8 @@ def _load(path: str) -> tuple[Any, Any]:
     if key not in _NETS:
         from clue_env.training.checkpoint import load_accusation, load_policy
 
-        _NETS[key] = (load_policy(path)[0], load_accusation(path))
+        net, meta = load_policy(path)
+        _NETS[key] = (net, load_accusation(path), planner_kwargs(meta, path))
     return _NETS[key]
 
 
@@ -115,6 +143,7 @@ class PPOAgent(Agent):
         net: Any = None,
         accusation: Any = None,
         accuse: bool = False,
+        planner: dict[str, Any] | None = None,
     ) -> None:
         try:
             import torch
@@ -137,8 +166,9 @@ class PPOAgent(Agent):
             )
         if net is not None:
             self.net, self.accusation = net, accusation
+            planner = planner_kwargs({"planner": planner or {}}, "the planner argument")
         else:
-            self.net, self.accusation = _load(self.path)
+            self.net, self.accusation, planner = _load(self.path)
         self.features = SeatFeatures(seat, num_players)
         self._size = POLICY_LAYOUT.size
         self._rooms = int(getattr(self.net, "room_values", 0))
@@ -150,7 +180,7 @@ class PPOAgent(Agent):
             from .deduction import DeductionAgent
 
             planner_seed = seed + 1 if seed is not None else int(self.rng.integers(2**31))
-            self.planner = DeductionAgent(seat, num_players, cfg, seed=planner_seed)
+            self.planner = DeductionAgent(seat, num_players, cfg, seed=planner_seed, **planner)
 
     def reset(self) -> None:
         self.features.reset()
@@ -175,8 +205,11 @@ class PPOAgent(Agent):
             policy_observation(obs, f, self._buf[: self._size])
         if self._rooms:
             self._buf[self._size : self._size + N_ROOMS] = self.planner.room_values(info)
-        if self._rooms == 3:
-            self._buf[self._size + N_ROOMS :] = self.planner.move_scores(observation, info)
+        if self._rooms >= 3:
+            lo = self._size + N_ROOMS
+            self._buf[lo : lo + MOVE_SCORES] = self.planner.move_scores(observation, info)
+        if self._rooms == 4:
+            self._buf[self._size + N_ROOMS + MOVE_SCORES :] = self.planner.suggest_scores(observation, info)
         return self._buf
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int:

@@ -22,6 +22,11 @@ This script answers the question without a new observation layout:
 4. **Save** (``--save DIR``) each fitted copy, with the policy's accusation head, as a policy file
    (``DIR/with_room_values.pt`` plays as ``ppo:DIR/with_room_values.pt``).
 
+``--mode 4`` (a ``room_values=3`` ``--policy``) adds the planner's suggestion scores
+(``network.add_suggest_scores``); the recorded decisions hold them too, and ``--fit-only-new`` then
+fits the one suggestion-score weight. A teacher ``deduction:tells=LR`` makes the saved and played
+copies read a planner of the same ``tells`` (``meta["planner"]`` of the saved file).
+
 Later rounds: a ``--policy`` whose network already reads room values (a ``--save``d copy) drives the
 recorded games itself, and only that copy is fitted further (played against it unfitted).
 
@@ -71,7 +76,7 @@ def _record_chunk(args: tuple[list[int], int, str, int, str, str, list[str]]) ->
     from agents import make_agent
     from clue_env.training.features import SeatFeatures, policy_observation
 
-    obs, mask, act, rvs, mss = [], [], [], [], []
+    obs, mask, act, rvs, mss, sss = [], [], [], [], [], []
     for g in games:
         env = clue_env.raw_env(num_players=n, rules=rules)
         env.reset(seed=g)
@@ -94,26 +99,38 @@ def _record_chunk(args: tuple[list[int], int, str, int, str, str, list[str]]) ->
                 t = int(label.act(o, info))
                 rv = label.room_values(info)  # what the ppo agent's planner hands a room-value network
                 ms = label.move_scores(o, info)  # and a room_values=3 network
+                ss = label.suggest_scores(o, info)  # and a room_values=4 network
                 f = feats.update(o["observation"], info["seat_view"].events)
                 obs.append(policy_observation(o["observation"], f).astype(np.float16))
                 mask.append(o["action_mask"].astype(bool))
                 act.append(t)
                 rvs.append(rv.astype(np.float32))
                 mss.append(ms.astype(np.float32))
+                sss.append(ss.astype(np.float32))
             env.step(int(agents[s].act(o, info)))
-    return {"obs": np.stack(obs), "mask": np.stack(mask), "action": np.array(act), "rv": np.stack(rvs), "ms": np.stack(mss)}
+    return {
+        "obs": np.stack(obs),
+        "mask": np.stack(mask),
+        "action": np.array(act),
+        "rv": np.stack(rvs),
+        "ms": np.stack(mss),
+        "ss": np.stack(sss),
+    }
 
 
-def _inputs(data: dict[str, np.ndarray], rows: np.ndarray, use_rv: bool, scores: bool = False) -> Any:
+def _inputs(data: dict[str, np.ndarray], rows: np.ndarray, use_rv: bool, mode: int = 0) -> Any:
     """The network's input for ``rows``: the policy observation, then the room values if ``use_rv``,
-    then the planner's move scores if ``scores`` (a ``room_values=3`` network)."""
+    then the planner's move scores if ``mode`` (the network's ``room_values``) is 3 or more, then
+    its suggestion scores if ``mode`` is 4."""
     import torch
 
     x = data["obs"][rows].astype(np.float32)
     if use_rv:
         x = np.concatenate([x, data["rv"][rows]], axis=1)
-    if scores:
+    if mode >= 3:
         x = np.concatenate([x, data["ms"][rows]], axis=1)
+    if mode == 4:
+        x = np.concatenate([x, data["ss"][rows]], axis=1)
     return torch.from_numpy(x)
 
 
@@ -129,7 +146,8 @@ def _fit(
     new_lr: float | None = None,
 ) -> None:
     """Fit ``net`` on the decisions ``idx``; ``only_new``: only the room-value column's weights move
-    (for a ``room_values=3`` network: only its four move-score weights)."""
+    (for a ``room_values=3`` network: only its four move-score weights; ``room_values=4``: only its
+    suggestion-score weight)."""
     import torch
     import torch.nn.functional as F
 
@@ -140,11 +158,12 @@ def _fit(
     rows = Batch(data["obs"], data["mask"], data["action"], np.zeros(len(data["action"]), np.float32))
     w_all = phase_weights(rows, {"suggest": 0.25, "refute": 0.25, "accuse/end": 0.25})
     params = list(net.parameters())
-    scores = getattr(net, "room_values", 0) == 3
-    if only_new and scores:
+    mode = getattr(net, "room_values", 0)
+    if only_new and mode >= 3:
+        newest = net.ss_logit if mode == 4 else net.ms_logit
         for p in params:
-            p.requires_grad_(p is net.ms_logit)
-        params = [net.ms_logit]
+            p.requires_grad_(p is newest)
+        params = [newest]
     elif only_new:
         first = net.card[0]
         col = first.in_features - N_CARDS - net.context_to_card - 1  # the room-value column
@@ -155,7 +174,7 @@ def _fit(
             p.requires_grad_(any(p is q for q in new))
         first.weight.register_hook(lambda g: g * keep)
         params = new
-    scalars = [q for q in (getattr(net, "rv_logit", None), getattr(net, "ms_logit", None)) if q is not None]
+    scalars = [q for q in (getattr(net, k, None) for k in ("rv_logit", "ms_logit", "ss_logit")) if q is not None]
     groups: list[dict[str, Any]] = [{"params": [p for p in params if not any(p is q for q in scalars)], "lr": lr}]
     fast = [q for q in scalars if any(p is q for p in params)]
     if fast:
@@ -168,7 +187,7 @@ def _fit(
         order = gen.permutation(idx)
         for i in range(0, len(order), 512):
             b = order[i : i + 512]
-            x = _inputs(data, b, use_rv, scores)
+            x = _inputs(data, b, use_rv, mode)
             logits = net(x)[0].masked_fill(~torch.from_numpy(data["mask"][b]), -1e8)
             ce = F.cross_entropy(logits, torch.from_numpy(data["action"][b].astype(np.int64)), reduction="none")
             w = torch.from_numpy(w_all[b])
@@ -179,24 +198,25 @@ def _fit(
     net.eval()
 
 
-def _move_accuracy(net: Any, data: dict[str, np.ndarray], idx: np.ndarray, use_rv: bool) -> float:
+def _move_accuracy(net: Any, data: dict[str, np.ndarray], idx: np.ndarray, use_rv: bool, phase: str = "move") -> float:
+    """The share of the decisions ``idx`` of ``phase`` on which ``net`` picks the teacher's action."""
     import torch
 
     from clue_env.codec import PHASES, default_codec
 
-    move = default_codec().phases(data["mask"][idx]) == PHASES.index("move")
+    of_phase = default_codec().phases(data["mask"][idx]) == PHASES.index(phase)
     with torch.no_grad():
-        x = _inputs(data, idx, use_rv, getattr(net, "room_values", 0) == 3)
+        x = _inputs(data, idx, use_rv, getattr(net, "room_values", 0))
         logits = net(x)[0].masked_fill(~torch.from_numpy(data["mask"][idx]), -1e8)
     hit = logits.argmax(1).numpy() == data["action"][idx]
-    return float(hit[move].mean())
+    return float(hit[of_phase].mean()) if of_phase.any() else float("nan")
 
 
 def _play_chunk(args: tuple[Any, ...]) -> dict[str, list[int]]:
     """Each copy (given as ``(config, state_dict)``) in seat ``g % n`` against ``n - 1``
     ``opponent`` on the same deals and opponents' seeds; the room-value copy reads its room values
     from the ``ppo`` agent's planner (a ``deduction`` of its own seat fed its observations, R31)."""
-    nets, policy, opponent, n, rules, games, entropy = args
+    nets, policy, opponent, n, rules, games, entropy, planner = args
     import torch
 
     import clue_env
@@ -226,7 +246,17 @@ def _play_chunk(args: tuple[Any, ...]) -> dict[str, list[int]]:
                 if s != me:
                     agents.append(make_agent(opponent, seat=s, num_players=n, rules=env.rules, seed=int(seeds[s])))
                 else:
-                    agents.append(PPOAgent(s, n, env.rules, int(seeds[s]), net=net, accusation=head))
+                    agents.append(
+                        PPOAgent(
+                            s,
+                            n,
+                            env.rules,
+                            int(seeds[s]),
+                            net=net,
+                            accusation=head,
+                            planner=planner if key != "unfitted" else None,
+                        )
+                    )
             for a in agents:
                 a.reset()
             while not env.game_over:
@@ -238,7 +268,7 @@ def _play_chunk(args: tuple[Any, ...]) -> dict[str, list[int]]:
     return wins
 
 
-def _play(nets: dict[str, Any], args: argparse.Namespace, policy: str) -> dict[str, Any]:
+def _play(nets: dict[str, Any], args: argparse.Namespace, policy: str, planner: dict[str, Any] | None = None) -> dict[str, Any]:
     """Both fitted copies on ``args.play`` deals against ``args.play_opponent``, in worker processes."""
     from concurrent.futures import ProcessPoolExecutor
 
@@ -246,7 +276,7 @@ def _play(nets: dict[str, Any], args: argparse.Namespace, policy: str) -> dict[s
     ids = list(range(args.play_seed, args.play_seed + args.play))
     size = max(1, min(20, -(-args.play // max(1, args.workers))))
     head = (state, policy, args.play_opponent, args.players, args.rules)
-    jobs = [(*head, ids[i : i + size], args.agent_seed) for i in range(0, len(ids), size)]
+    jobs = [(*head, ids[i : i + size], args.agent_seed, planner) for i in range(0, len(ids), size)]
     if args.workers <= 1:
         parts = list(map(_play_chunk, jobs))
     else:
@@ -288,11 +318,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--mode",
         type=int,
-        choices=(1, 2, 3),
+        choices=(1, 2, 3, 4),
         default=1,
-        help="room_values of the widened copy (network.py); 3: a room_values=2 --policy that also reads the move scores",
+        help="room_values of the widened copy (network.py); 3: a room_values=2 --policy that also reads the move scores; "
+        "4: a room_values=3 --policy that also reads the suggestion scores",
     )
-    ap.add_argument("--new-lr", type=float, help="the learning rate of the --mode 2 or 3 scalars (default: --lr)")
+    ap.add_argument("--new-lr", type=float, help="the learning rate of the --mode 2-4 scalars (default: --lr)")
     ap.add_argument("--skip-as-is", action="store_true", help="fit only the widened copy (not the network as it is)")
     ap.add_argument("--fit-only-new", action="store_true", help="fit only the room-value input's weights of the widened copy")
     ap.add_argument("--play-arms", default="", help="comma-separated copies to play (default: every fitted copy)")
@@ -319,8 +350,14 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
+    from agents import parse_spec
     from clue_env.training.checkpoint import load_accusation, load_policy, save_policy
-    from clue_env.training.network import add_move_scores, widen_for_room_values
+    from clue_env.training.network import add_move_scores, add_suggest_scores, widen_for_room_values
+
+    _name, teacher_params = parse_spec(args.teacher)
+    tells = teacher_params.get("tells") if isinstance(teacher_params, dict) else None
+    #: the saved and played copies' planner: the teacher's ``tells``, if any
+    planner: dict[str, Any] = {"tells": tells} if tells is not None and tells != 1 else {}
 
     t0 = time.time()
     ids = list(range(args.seed, args.seed + args.games))
@@ -341,7 +378,9 @@ def main(argv: list[str] | None = None) -> int:
                 )
             if args.mode == 3 and "ms" not in z.files:
                 ap.error(f"--data {args.data!r} was recorded without the planner's move scores (--mode 3 needs them)")
-            data = {k: z[k] for k in ("obs", "mask", "action", "rv", "ms") if k in z.files}
+            if args.mode == 4 and "ss" not in z.files:
+                ap.error(f"--data {args.data!r} was recorded without the planner's suggestion scores (--mode 4 needs them)")
+            data = {k: z[k] for k in ("obs", "mask", "action", "rv", "ms", "ss") if k in z.files}
             sizes = [int(v) for v in z["sizes"]]
         print(f"read {len(data['action'])} decisions of {args.games} games from {args.data}", flush=True)
     else:
@@ -385,11 +424,15 @@ def main(argv: list[str] | None = None) -> int:
     out["policy_reads_room_values"] = base_reads_rv
     if args.mode == 3 and load_policy(policy)[0].room_values != 2:
         ap.error("--mode 3 adds move scores to a room_values=2 --policy (such as the shipped two-player file)")
+    if args.mode == 4 and load_policy(policy)[0].room_values != 3:
+        ap.error("--mode 4 adds suggestion scores to a room_values=3 --policy (a --mode 3 --save'd file)")
     for use_rv in (True,) if base_reads_rv or args.skip_as_is else (False, True):
         torch.manual_seed(0)
         base, _ = load_policy(policy)
         if args.mode == 3:
             net = add_move_scores(base)  # its inputs are wider than the data's rv alone
+        elif args.mode == 4:
+            net = add_suggest_scores(base)
         else:
             net = widen_for_room_values(base, args.mode) if use_rv and not base_reads_rv else base
         before = _move_accuracy(net, data, hold_idx, use_rv)
@@ -410,6 +453,11 @@ def main(argv: list[str] | None = None) -> int:
         key = "with_room_values" if use_rv else "network_as_is"
         out[key] = {"held_out_move_accuracy_before": before, "held_out_move_accuracy_after": after}
         print(f"{key}: held-out move accuracy {before:.1%} -> {after:.1%}", flush=True)
+        if args.mode == 4:
+            base_s = _move_accuracy(load_policy(policy)[0], data, hold_idx, use_rv, "suggest")
+            after_s = _move_accuracy(net, data, hold_idx, use_rv, "suggest")
+            out[key].update({"held_out_suggest_accuracy_before": base_s, "held_out_suggest_accuracy_after": after_s})
+            print(f"{key}: held-out suggestion accuracy {base_s:.1%} -> {after_s:.1%}", flush=True)
         fitted[key] = net
     if args.save:
         from clue_env.training.trainer import git_commit
@@ -420,6 +468,8 @@ def main(argv: list[str] | None = None) -> int:
             path = os.path.join(args.save, f"{key}.pt")
             command = "python benchmarks/room_value_probe.py " + " ".join(sys.argv[1:] if argv is None else argv)
             meta = {"command": command, "commit": git_commit(ROOT), "probe": out, "from": {"policy": policy, "meta": source}}
+            if planner:
+                meta["planner"] = planner
             save_policy(path, net, meta, accusation=head)
             print(f"wrote {path}", flush=True)
     if args.play:
@@ -431,7 +481,7 @@ def main(argv: list[str] | None = None) -> int:
             if unknown:
                 ap.error(f"--play-arms: unknown {unknown}; known: {', '.join(fitted)}")
             fitted = {k: v for k, v in fitted.items() if k in keep}
-        out["play"] = _play(fitted, args, policy)
+        out["play"] = _play(fitted, args, policy, planner)
         r = out["play"]
         who = f"{args.players - 1} {args.play_opponent}"
         print(f"against {who}, {r['games']} deals: " + ", ".join(f"{k} {r[k]:.1%}" for k in fitted), flush=True)

@@ -36,7 +36,8 @@ def _deal_options(game):
 
 def _record(e, viewer, actions, rng_show, original_shows=None, make_planner=None):
     """Replay ``actions``; returns (v's observations, v's info logs, v's seat views as JSON text,
-    what v saw, the room values and move scores a ``planner`` of v's seat computes from v's info at each step)
+    what v saw, the room values, move scores and suggestion scores a ``planner`` of v's seat computes
+    from v's info at each step)
     or None when the replay stops being consistent with what ``viewer`` saw."""
     obs, infos, views, rvs = [], [], [], []
     agent_v = f"player_{viewer}"
@@ -44,11 +45,13 @@ def _record(e, viewer, actions, rng_show, original_shows=None, make_planner=None
     if planner is not None:
         planner.reset()
 
-    def room_values():  # and the move scores a room_values=3 network reads (zero unless v is to move)
+    def room_values():  # and the move and suggestion scores a room_values=4 network reads (zero unless v is to act)
         if planner is None:
             return None
-        info = e.infos[agent_v]
-        return planner.room_values(info).tolist() + planner.move_scores(e.observe(agent_v), info).tolist()
+        info, o = e.infos[agent_v], e.observe(agent_v)
+        return (
+            planner.room_values(info).tolist() + planner.move_scores(o, info).tolist() + planner.suggest_scores(o, info).tolist()
+        )
 
     snap = lambda: (e.observe(agent_v)["observation"].copy(), list(e.infos[agent_v]["seat_view"].events))  # noqa: E731
     view = lambda: json.dumps(e.seat_view(agent_v).to_json(), sort_keys=True)  # noqa: E731
@@ -203,13 +206,15 @@ def test_R31_observation_unchanged_under_consistent_redeal(n, seed, viewer, beli
     n_shows = sum(1 for ev in e.game.log if isinstance(ev, Show))
     assert n_shows > 0  # the prefix has refutations to hide
     e.reset(seed=seed, options=deal)
-    # the room values a room-value network reads (the ppo agent's planner, fed the seat's info; same seed)
-    planner = (lambda: make_agent("deduction", seat=viewer, num_players=n, rules=rules, seed=5)) if beliefs else None
+    # the room values a room-value network reads (the ppo agent's planner, fed the seat's info; same seed),
+    # from a planner that also reads the opponents' suggestions (tells: R26 suggestions are public)
+    planner = (lambda: make_agent("deduction:tells=0.35", seat=viewer, num_players=n, rules=rules, seed=5)) if beliefs else None
     base = _record(e, viewer, actions, np.random.default_rng(0), make_planner=planner)
     assert base is not None
     base_obs, base_infos, base_views, base_seen, base_rvs = base
     if planner is not None:  # the prefix has move decisions of v's for the move scores to cover
-        assert any(any(v > 0 for v in x[9:]) for x in base_rvs)
+        assert any(any(v > 0 for v in x[9:29]) for x in base_rvs)
+        SUGGESTION_SCORES_SEEN.append(any(any(v > 0 for v in x[29:]) for x in base_rvs))
     game0 = e.game
 
     accepted = differing_deals = 0
@@ -224,7 +229,7 @@ def test_R31_observation_unchanged_under_consistent_redeal(n, seed, viewer, beli
             continue
         accepted += 1
         obs, infos, views, _seen, rvs = res
-        assert rvs == base_rvs, f"player_{viewer}'s planner room values or move scores depend on cards it cannot see"
+        assert rvs == base_rvs, f"player_{viewer}'s planner room values or scores depend on cards it cannot see"
         if _deal_options(e.game) != deal:
             differing_deals += 1
         for k, (a_, b_) in enumerate(zip(base_obs, obs)):
@@ -241,6 +246,18 @@ def test_R31_observation_unchanged_under_consistent_redeal(n, seed, viewer, beli
             break
     assert accepted >= 3, f"only {accepted} consistent re-deals found"
     assert differing_deals >= 1
+
+
+#: per case with a planner: whether the prefix had a suggestion decision of v's with non-zero scores
+SUGGESTION_SCORES_SEEN: list[bool] = []
+
+
+def test_R31_leak_cases_cover_the_planners_suggestion_scores():
+    """Runs after the cases above (file order): some prefix had v's suggestion scored, so the re-deal
+    check covered the suggestion scores too."""
+    if not SUGGESTION_SCORES_SEEN:
+        pytest.skip("run with the re-deal cases above")
+    assert any(SUGGESTION_SCORES_SEEN)
 
 
 def test_R31_leak_test_detects_a_leak(monkeypatch):

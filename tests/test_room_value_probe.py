@@ -64,9 +64,9 @@ def test_a_room_value_network_round_trips_and_bad_sizes_are_refused(tmp_path):
     with torch.no_grad():
         assert torch.equal(back(x)[0], wide(x)[0])
     data = torch.load(path, weights_only=True)
-    data["net"]["room_values"] = 4
+    data["net"]["room_values"] = 5
     torch.save(data, path)
-    with pytest.raises(CheckpointError, match="room_values must be 0, 1, 2 or 3"):
+    with pytest.raises(CheckpointError, match="room_values must be 0, 1, 2, 3 or 4"):
         load_policy(path)
     with pytest.raises(ValueError, match="already reads room values"):
         widen_for_room_values(wide)

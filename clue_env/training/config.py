@@ -53,8 +53,8 @@ def net_sizes_problem(net: Any) -> str | None:
         return f"unknown network size(s) {unknown}; known: {', '.join(NET_BOUNDS)}, room_values"
     for k, v in net.items():
         if k == "room_values":  # a switch: the planner's room values as inputs (network.py)
-            if isinstance(v, bool) or v not in (0, 1, 2, 3):
-                return f"net.room_values must be 0, 1, 2 or 3, got {v!r}"
+            if isinstance(v, bool) or v not in (0, 1, 2, 3, 4):
+                return f"net.room_values must be 0, 1, 2, 3 or 4, got {v!r}"
             continue
         hi = NET_BOUNDS[k]
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= hi:

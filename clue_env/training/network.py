@@ -36,6 +36,15 @@ follows the planner's scores is what it learns.
 :func:`add_move_scores` turns a ``room_values=2`` network into one, computing the same function
 until the four new scalars move.
 
+``room_values=4`` is ``room_values=3`` that also reads the planner's score of each suggestion at a
+suggestion decision (:data:`SUGGEST_SCORES` inputs after the move scores, in the codec's ``suggest``
+order: the suggestion's expected information in the room I am in, 0 at any other decision, see
+``DeductionAgent.suggest_scores``) and adds one learned multiple of
+``log(score + SUGGEST_SCORE_FLOOR)``, less the same of the best-scored suggestion, to each
+``suggest`` logit (all zero away from a suggestion: the term is then 0).
+:func:`add_suggest_scores` turns a ``room_values=3`` network into one, computing the same function
+until the new scalar moves.
+
 Pure torch (no SB3): the ``ppo`` agent loads it on its own, and SB3's policy wraps it.
 """
 
@@ -58,6 +67,10 @@ ROOM_VALUE_FLOOR = 1e-2
 MOVE_SCORES = 2 * N_ROOMS + 2
 #: added to a move score before its log is taken (``room_values=3``; an action the planner does not weigh scores 0)
 MOVE_SCORE_FLOOR = 1e-3
+#: the planner's suggestion scores a ``room_values=4`` network reads (one per ``suggest s w``)
+SUGGEST_SCORES = N_SUSPECTS * N_WEAPONS
+#: added to a suggestion score before its log is taken (``room_values=4``)
+SUGGEST_SCORE_FLOOR = 1e-3
 #: per-card input features (see :meth:`CluePolicyNet.card_features`)
 CARD_FEATURES = (MAX_SEATS + 2) + 11 + 3 + N_CARDS
 
@@ -73,7 +86,8 @@ class CluePolicyNet(nn.Module):
     """Observation (B, :attr:`input_size`) -> (action logits (B, 591), context (B, hidden)).
 
     :attr:`input_size` is ``POLICY_LAYOUT.size``, plus ``N_ROOMS`` room values when ``room_values``,
-    plus :data:`MOVE_SCORES` move scores when ``room_values=3``."""
+    plus :data:`MOVE_SCORES` move scores when ``room_values`` is 3 or more, plus
+    :data:`SUGGEST_SCORES` suggestion scores when ``room_values=4``."""
 
     # index tables and constants (registered buffers)
     sug_s: torch.Tensor
@@ -86,8 +100,8 @@ class CluePolicyNet(nn.Module):
 
     def __init__(self, hidden: int = 256, card_hidden: int = 64, context_to_card: int = 64, room_values: int = 0) -> None:
         super().__init__()
-        if room_values not in (0, 1, 2, 3):
-            raise ValueError(f"room_values must be 0, 1, 2 or 3, got {room_values!r}")
+        if room_values not in (0, 1, 2, 3, 4):
+            raise ValueError(f"room_values must be 0, 1, 2, 3 or 4, got {room_values!r}")
         self.hidden, self.card_hidden, self.context_to_card = hidden, card_hidden, context_to_card
         self.room_values = int(room_values)
         L = POLICY_LAYOUT
@@ -95,19 +109,28 @@ class CluePolicyNet(nn.Module):
         self.n_actions = codec.n
         self.obs_size = L.size
         #: the width of the network's input: the policy observation, then the room values if any, then the move scores
-        self.input_size = L.size + (N_ROOMS if self.room_values else 0) + (MOVE_SCORES if self.room_values == 3 else 0)
+        self.input_size = (
+            L.size
+            + (N_ROOMS if self.room_values else 0)
+            + (MOVE_SCORES if self.room_values >= 3 else 0)
+            + (SUGGEST_SCORES if self.room_values == 4 else 0)
+        )
         self.context = _mlp([L.size, hidden, hidden])
         self.to_card = nn.Linear(hidden, context_to_card)
         self.card = _mlp([CARD_FEATURES + (1 if self.room_values else 0) + context_to_card, card_hidden, card_hidden])
         if self.room_values >= 2:
             #: per kind of action (enter, toward, stay, passage): the weight of log(room value) in its logit
             self.rv_logit = nn.Parameter(torch.zeros(4))
-        if self.room_values == 3:
+        if self.room_values >= 3:
             #: per kind of action (enter, toward, stay, passage): the weight of log(planner's move score) in its logit
             self.ms_logit = nn.Parameter(torch.zeros(4))
+        if self.room_values == 4:
+            #: the weight of log(planner's suggestion score) in each suggestion's logit
+            self.ss_logit = nn.Parameter(torch.zeros(1))
         self.card_heads = nn.Linear(card_hidden, 6)  # suggest, accuse, show, enter, toward, (spare)
         self.flat_head = nn.Linear(hidden, 4 + codec.size["move"])  # roll passage stay end, move squares
         self._n_move = codec.size["move"]
+        self._n_flat = 4 + codec.size["move"]  # roll passage stay end, then the move squares
         self.accuse_gate = nn.Linear(hidden, 1)
         #: suggest s w: a joint term from (e_s, e_w, e_room I am in): who would refute depends on all three
         self.pair = nn.Sequential(nn.Linear(3 * card_hidden, card_hidden), nn.ReLU(), nn.Linear(card_hidden, 1))
@@ -214,7 +237,7 @@ class CluePolicyNet(nn.Module):
         flat = torch.cat([zeros, a[3] * passage, a[2] * stay, zeros, x.new_zeros(B, self._n_move)], dim=1)
         rest = x.new_zeros(B, self.n_actions - flat.shape[1] - 2 * N_ROOMS)
         out = torch.cat([flat, a[0] * lv, a[1] * lv, rest], dim=1)
-        if self.room_values == 3:
+        if self.room_values >= 3:
             lo = self.obs_size + N_ROOMS
             ls = torch.log(x[:, lo : lo + MOVE_SCORES].clamp(min=0.0) + MOVE_SCORE_FLOOR)  # (B, 20)
             ls = ls - ls.max(dim=1, keepdim=True).values  # the best-scored move 0, the others below it
@@ -222,6 +245,14 @@ class CluePolicyNet(nn.Module):
             flat = torch.cat([zeros, m[3] * ls[:, -1:], m[2] * ls[:, -2:-1], zeros, x.new_zeros(B, self._n_move)], dim=1)
             moves = torch.cat([flat, m[0] * ls[:, :N_ROOMS], m[1] * ls[:, N_ROOMS : 2 * N_ROOMS], rest], dim=1)
             out = out + moves
+        if self.room_values == 4:
+            lo = self.obs_size + N_ROOMS + MOVE_SCORES
+            lg = torch.log(x[:, lo : lo + SUGGEST_SCORES].clamp(min=0.0) + SUGGEST_SCORE_FLOOR)  # (B, 36)
+            lg = lg - lg.max(dim=1, keepdim=True).values  # the best-scored suggestion 0; all 0 away from one
+            s0 = self._n_flat + 2 * N_ROOMS
+            out = torch.cat(
+                [out[:, :s0], out[:, s0 : s0 + SUGGEST_SCORES] + self.ss_logit * lg, out[:, s0 + SUGGEST_SCORES :]], dim=1
+            )
         return out
 
     def reference_forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -293,4 +324,26 @@ def add_move_scores(base: CluePolicyNet) -> CluePolicyNet:
     return net
 
 
-__all__ = ["CluePolicyNet", "CARD_FEATURES", "MOVE_SCORES", "add_move_scores", "widen_for_room_values"]
+def add_suggest_scores(base: CluePolicyNet) -> CluePolicyNet:
+    """A ``room_values=4`` copy of the ``room_values=3`` network ``base``: it also reads the
+    planner's suggestion scores, and computes ``base``'s function until its new scalar (started at
+    zero) is trained."""
+    if base.room_values != 3:
+        raise ValueError(f"suggestion scores are added to a room_values=3 network, not room_values={base.room_values}")
+    net = CluePolicyNet(**{**base.config(), "room_values": 4})
+    state = dict(base.state_dict())
+    state["ss_logit"] = torch.zeros(1)
+    net.load_state_dict(state)
+    net.train(base.training)
+    return net
+
+
+__all__ = [
+    "CluePolicyNet",
+    "CARD_FEATURES",
+    "MOVE_SCORES",
+    "SUGGEST_SCORES",
+    "add_move_scores",
+    "add_suggest_scores",
+    "widen_for_room_values",
+]
