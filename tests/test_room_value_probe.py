@@ -400,3 +400,123 @@ def test_a_mode_3_probe_fits_plays_and_saves_a_network_the_ppo_agent_plays(tmp_p
     np.savez(old, **kept)
     with pytest.raises(SystemExit):
         room_value_probe.main([*base, "--mode", "3"])
+
+
+def _mode_3() -> CluePolicyNet:
+    from clue_env.training.network import add_move_scores
+
+    net = add_move_scores(_mode_2())
+    with torch.no_grad():
+        net.ms_logit.copy_(torch.tensor([2.0, 1.0, 3.0, 0.5]))
+    return net
+
+
+def test_mode_4_starts_as_its_mode_3_network_and_its_suggestion_terms_move_the_suggestions_only():
+    from clue_env.codec import default_codec
+    from clue_env.training.network import SUGGEST_SCORE_FLOOR, SUGGEST_SCORES, add_suggest_scores
+
+    three = _mode_3()
+    four = add_suggest_scores(three)
+    assert four.config()["room_values"] == 4 and four.input_size == three.input_size + SUGGEST_SCORES
+    gen = torch.Generator().manual_seed(4)
+    x = torch.rand(4, three.input_size, generator=gen)
+    ss = torch.stack([torch.linspace(0.02, 0.9, SUGGEST_SCORES)[torch.randperm(SUGGEST_SCORES, generator=gen)] for _ in range(4)])
+    ss[3] = 0.0  # a decision that is not a suggestion: no scores, no term
+    x4 = torch.cat([x, ss], dim=1)
+    with torch.no_grad():
+        want = three(x)[0]
+        assert torch.allclose(four(x4)[0], want, atol=1e-5)  # the new scalar starts at zero
+        four.ss_logit.fill_(2.5)
+        got = four(x4)[0]
+        assert torch.allclose(four.reference_forward(x4)[0], got, atol=1e-5)
+    c = default_codec()
+    ls = torch.log(ss + SUGGEST_SCORE_FLOOR)
+    ls = ls - ls.max(dim=1, keepdim=True).values
+    d = got - want
+    sug = slice(c.SUGGEST, c.SUGGEST + SUGGEST_SCORES)
+    assert torch.allclose(d[:, sug], 2.5 * ls, atol=1e-4)
+    assert torch.equal(d[3], torch.zeros_like(d[3]))
+    others = torch.ones(591, dtype=torch.bool)
+    others[sug] = False
+    assert torch.equal(d[:, others], torch.zeros_like(d[:, others]))
+    with torch.no_grad():  # scaled up, the network suggests what the planner scores best
+        four.ss_logit.mul_(1e5)
+        big = four(x4)[0]
+    assert torch.equal(big[:3, sug].argmax(dim=1), ss[:3].argmax(dim=1))
+    with pytest.raises(ValueError, match="room_values=3 network"):
+        add_suggest_scores(_mode_2())
+    with pytest.raises(ValueError, match="room_values=3 network"):
+        add_suggest_scores(four)
+
+
+@pytest.mark.parametrize("tells", [1.0, 0.35])
+def test_the_planners_suggestion_scores_rank_its_own_suggestion_first(tells):
+    """``DeductionAgent.suggest_scores`` is the planner's own weighing of a suggestion (R26): at every
+    suggestion decision with a unique best score, that suggestion is the one it makes; zero elsewhere."""
+    from agents.deduction import DeductionAgent
+    from clue_env.codec import default_codec
+    from clue_env.engine.game import Phase
+
+    c = default_codec()
+    scored = same = 0
+    for g in range(3):
+        env = clue_env.raw_env(num_players=2, rules="edition2023")
+        env.reset(seed=700 + g)
+        agents = [DeductionAgent(s, 2, env.rules, seed=60 + s, tells=tells) for s in range(2)]
+        for a in agents:
+            a.reset()
+        while not env.game_over:
+            name = env.agent_selection
+            s = env.possible_agents.index(name)
+            obs, info = env.observe(name), env.infos[name]
+            scores = agents[s].suggest_scores(obs, info)
+            a = agents[s].act(obs, info)
+            if info["seat_view"].phase != Phase.SUGGEST:
+                assert not scores.any()
+            elif c.SUGGEST <= a < c.SUGGEST + 36 and np.sum(scores == scores.max()) == 1 and scores.max() > 0:
+                scored += 1
+                same += int(c.SUGGEST + int(np.argmax(scores)) == a)
+            env.step(a)
+    assert scored > 10 and same == scored
+
+
+def test_a_policy_file_names_its_planner_and_a_bad_one_is_refused(tmp_path):
+    from agents import make_agent
+    from clue_env.training.network import add_suggest_scores
+
+    four = add_suggest_scores(_mode_3())
+    path = str(tmp_path / "four.pt")
+    save_policy(path, four, {"planner": {"tells": 0.35}})
+    agent = make_agent(f"ppo:{path}", seat=0, num_players=2, rules="edition2023", seed=3)
+    assert isinstance(agent, PPOAgent) and agent.planner.tells == 0.35
+    first = _two_player_game(path, 12)
+    assert first == _two_player_game(path, 12) and len(first) > 5
+    for bad, why in (({"tells": 2.0}, "tells must be"), ({"samples": 3}, "must be a mapping of tells"), ("x", "mapping")):
+        save_policy(path, four, {"planner": bad})
+        with pytest.raises(ValueError, match=why):
+            make_agent(f"ppo:{path}", seat=0, num_players=2, rules="edition2023", seed=3)
+    with pytest.raises(CheckpointError, match="tells must be"):
+        PPOAgent(0, 2, "edition2023", 3, net=four, planner={"tells": 0.0})
+
+
+def test_a_mode_4_probe_fits_the_suggestion_weight_and_saves_a_tells_planner(tmp_path):
+    args = ["--players", "2", "--rules", "edition2023", "--teacher", "deduction", "--opponents", "deduction",
+            "--games", "4", "--epochs", "1", "--workers", "1", "--mode", "3", "--fit-only-new", "--lr", "1e-2",
+            "--save", str(tmp_path / "three")]  # fmt: skip
+    assert room_value_probe.main(args) == 0
+    three = str(tmp_path / "three" / "with_room_values.pt")
+    args4 = ["--players", "2", "--rules", "edition2023", "--teacher", "deduction:tells=0.35", "--opponents",
+             "deduction", "--play-opponent", "deduction", "--games", "6", "--epochs", "2", "--workers", "1",
+             "--play", "2", "--mode", "4", "--fit-only-new", "--lr", "1e-2", "--new-lr", "0.2", "--policy", three,
+             "--save", str(tmp_path / "four"), "--json", str(tmp_path / "p.json")]  # fmt: skip
+    assert room_value_probe.main(args4) == 0
+    r = json.loads((tmp_path / "p.json").read_text())
+    fit = r["with_room_values"]
+    assert 0 <= fit["held_out_suggest_accuracy_before"] <= fit["held_out_suggest_accuracy_after"] <= 1
+    net, meta = load_policy(str(tmp_path / "four" / "with_room_values.pt"))
+    assert net.room_values == 4 and float(net.ss_logit.detach()) > 0 and meta["planner"] == {"tells": 0.35}
+    base, _ = load_policy(three)
+    for k, v in base.state_dict().items():  # --fit-only-new: only the new weight moved
+        assert torch.equal(net.state_dict()[k], v), k
+    with pytest.raises(SystemExit):  # mode 4 widens a room_values=3 policy only
+        room_value_probe.main([*args4[:-4], "--policy", room_value_probe.SHIPPED])
