@@ -24,8 +24,10 @@ This script answers the question without a new observation layout:
 
 ``--mode 4`` (a ``room_values=3`` ``--policy``) adds the planner's suggestion scores
 (``network.add_suggest_scores``); the recorded decisions hold them too, and ``--fit-only-new`` then
-fits the one suggestion-score weight. A teacher ``deduction:tells=LR`` makes the saved and played
-copies read a planner of the same ``tells`` (``meta["planner"]`` of the saved file).
+fits the one suggestion-score weight. The fitted copies read a planner like the teacher that
+labelled their decisions: a teacher ``deduction:tells=LR`` makes the saved and played copies read a
+``tells=LR`` planner (``meta["planner"]`` of the saved file); the unfitted policy plays with the
+planner its file names.
 
 Later rounds: a ``--policy`` whose network already reads room values (a ``--save``d copy) drives the
 recorded games itself, and only that copy is fitted further (played against it unfitted).
@@ -216,7 +218,7 @@ def _play_chunk(args: tuple[Any, ...]) -> dict[str, list[int]]:
     """Each copy (given as ``(config, state_dict)``) in seat ``g % n`` against ``n - 1``
     ``opponent`` on the same deals and opponents' seeds; the room-value copy reads its room values
     from the ``ppo`` agent's planner (a ``deduction`` of its own seat fed its observations, R31)."""
-    nets, policy, opponent, n, rules, games, entropy, planner = args
+    nets, policy, opponent, n, rules, games, entropy, planner, policy_planner = args
     import torch
 
     import clue_env
@@ -254,7 +256,7 @@ def _play_chunk(args: tuple[Any, ...]) -> dict[str, list[int]]:
                             int(seeds[s]),
                             net=net,
                             accusation=head,
-                            planner=planner if key != "unfitted" else None,
+                            planner=policy_planner if key == "unfitted" else planner,
                         )
                     )
             for a in agents:
@@ -268,7 +270,13 @@ def _play_chunk(args: tuple[Any, ...]) -> dict[str, list[int]]:
     return wins
 
 
-def _play(nets: dict[str, Any], args: argparse.Namespace, policy: str, planner: dict[str, Any] | None = None) -> dict[str, Any]:
+def _play(
+    nets: dict[str, Any],
+    args: argparse.Namespace,
+    policy: str,
+    planner: dict[str, Any] | None = None,
+    policy_planner: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Both fitted copies on ``args.play`` deals against ``args.play_opponent``, in worker processes."""
     from concurrent.futures import ProcessPoolExecutor
 
@@ -276,7 +284,7 @@ def _play(nets: dict[str, Any], args: argparse.Namespace, policy: str, planner: 
     ids = list(range(args.play_seed, args.play_seed + args.play))
     size = max(1, min(20, -(-args.play // max(1, args.workers))))
     head = (state, policy, args.play_opponent, args.players, args.rules)
-    jobs = [(*head, ids[i : i + size], args.agent_seed, planner) for i in range(0, len(ids), size)]
+    jobs = [(*head, ids[i : i + size], args.agent_seed, planner, policy_planner) for i in range(0, len(ids), size)]
     if args.workers <= 1:
         parts = list(map(_play_chunk, jobs))
     else:
@@ -481,7 +489,9 @@ def main(argv: list[str] | None = None) -> int:
             if unknown:
                 ap.error(f"--play-arms: unknown {unknown}; known: {', '.join(fitted)}")
             fitted = {k: v for k, v in fitted.items() if k in keep}
-        out["play"] = _play(fitted, args, policy, planner)
+        from agents.ppo_agent import planner_kwargs
+
+        out["play"] = _play(fitted, args, policy, planner, planner_kwargs(load_policy(policy)[1], policy))
         r = out["play"]
         who = f"{args.players - 1} {args.play_opponent}"
         print(f"against {who}, {r['games']} deals: " + ", ".join(f"{k} {r[k]:.1%}" for k in fitted), flush=True)

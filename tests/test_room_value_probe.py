@@ -379,10 +379,25 @@ def test_fit_only_new_in_mode_3_moves_the_move_score_weights_alone():
             assert torch.equal(after[k], v), k
 
 
+def _mode_2_file(tmp_path) -> str:
+    """The shipped two-player network cut back to ``room_values=2`` (its move- and suggestion-score
+    scalars dropped), with its head: a ``--policy`` for ``--mode 3``."""
+    from agents.ppo_agent import SHIPPED_POLICY_2P_MIXED
+    from clue_env.training.checkpoint import load_accusation
+
+    shipped, _ = load_policy(SHIPPED_POLICY_2P_MIXED)
+    two = CluePolicyNet(**{**shipped.config(), "room_values": 2})
+    two.load_state_dict({k: v for k, v in shipped.state_dict().items() if k not in ("ms_logit", "ss_logit")})
+    path = str(tmp_path / "two.pt")
+    save_policy(path, two, accusation=load_accusation(SHIPPED_POLICY_2P_MIXED))
+    return path
+
+
 def test_a_mode_3_probe_fits_plays_and_saves_a_network_the_ppo_agent_plays(tmp_path):
     args = ["--players", "2", "--rules", "edition2023", "--teacher", "deduction", "--opponents", "deduction",
             "--play-opponent", "deduction", "--games", "4", "--epochs", "1", "--workers", "1", "--play", "2",
-            "--mode", "3", "--fit-only-new", "--lr", "1e-2", "--save", str(tmp_path / "fits")]  # fmt: skip
+            "--mode", "3", "--fit-only-new", "--lr", "1e-2", "--save", str(tmp_path / "fits"),
+            "--policy", _mode_2_file(tmp_path)]  # fmt: skip
     assert room_value_probe.main([*args, "--json", str(tmp_path / "p.json")]) == 0
     r = json.loads((tmp_path / "p.json").read_text())
     assert set(r["play"]) >= {"with_room_values", "unfitted", "difference_vs_unfitted"}
@@ -502,7 +517,7 @@ def test_a_policy_file_names_its_planner_and_a_bad_one_is_refused(tmp_path):
 def test_a_mode_4_probe_fits_the_suggestion_weight_and_saves_a_tells_planner(tmp_path):
     args = ["--players", "2", "--rules", "edition2023", "--teacher", "deduction", "--opponents", "deduction",
             "--games", "4", "--epochs", "1", "--workers", "1", "--mode", "3", "--fit-only-new", "--lr", "1e-2",
-            "--save", str(tmp_path / "three")]  # fmt: skip
+            "--save", str(tmp_path / "three"), "--policy", _mode_2_file(tmp_path)]  # fmt: skip
     assert room_value_probe.main(args) == 0
     three = str(tmp_path / "three" / "with_room_values.pt")
     args4 = ["--players", "2", "--rules", "edition2023", "--teacher", "deduction:tells=0.35", "--opponents",
