@@ -47,7 +47,8 @@ MODELS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 #: the shipped policy for 3-6 players (trained on classic; configs/train/shipped.yaml + finetune.yaml)
 SHIPPED_POLICY = os.path.join(MODELS, "clue_ppo.pt")
 #: the shipped policy for the two-player game (trained on 2023 rules, R30; configs/train/two_player_big.yaml, two
-#: DAgger-on-moves passes, then widened to read its planner's room values: benchmarks/room_value_probe.py --mode 2)
+#: DAgger-on-moves passes, then widened to read its planner's room values, move scores and suggestion scores:
+#: benchmarks/room_value_probe.py --mode 2, 3 and 4; its files name a ``deduction:tells=0.35`` planner)
 SHIPPED_POLICY_2P = os.path.join(MODELS, "clue_ppo_2p.pt")
 #: the shipped policy for the 2023 rules with 3-6 players (configs/train/edition2023.yaml)
 SHIPPED_POLICY_2023 = os.path.join(MODELS, "clue_ppo_2023.pt")
