@@ -200,7 +200,7 @@ def _fit(
     net.eval()
 
 
-def _move_accuracy(net: Any, data: dict[str, np.ndarray], idx: np.ndarray, use_rv: bool, phase: str = "move") -> float:
+def _phase_accuracy(net: Any, data: dict[str, np.ndarray], idx: np.ndarray, use_rv: bool, phase: str = "move") -> float:
     """The share of the decisions ``idx`` of ``phase`` on which ``net`` picks the teacher's action."""
     import torch
 
@@ -443,7 +443,7 @@ def main(argv: list[str] | None = None) -> int:
             net = add_suggest_scores(base)
         else:
             net = widen_for_room_values(base, args.mode) if use_rv and not base_reads_rv else base
-        before = _move_accuracy(net, data, hold_idx, use_rv)
+        before = _phase_accuracy(net, data, hold_idx, use_rv)
         _fit(
             net,
             data,
@@ -457,13 +457,13 @@ def main(argv: list[str] | None = None) -> int:
         )
         for p in net.parameters():
             p.requires_grad_(True)
-        after = _move_accuracy(net, data, hold_idx, use_rv)
+        after = _phase_accuracy(net, data, hold_idx, use_rv)
         key = "with_room_values" if use_rv else "network_as_is"
         out[key] = {"held_out_move_accuracy_before": before, "held_out_move_accuracy_after": after}
         print(f"{key}: held-out move accuracy {before:.1%} -> {after:.1%}", flush=True)
         if args.mode == 4:
-            base_s = _move_accuracy(load_policy(policy)[0], data, hold_idx, use_rv, "suggest")
-            after_s = _move_accuracy(net, data, hold_idx, use_rv, "suggest")
+            base_s = _phase_accuracy(load_policy(policy)[0], data, hold_idx, use_rv, "suggest")
+            after_s = _phase_accuracy(net, data, hold_idx, use_rv, "suggest")
             out[key].update({"held_out_suggest_accuracy_before": base_s, "held_out_suggest_accuracy_after": after_s})
             print(f"{key}: held-out suggestion accuracy {base_s:.1%} -> {after_s:.1%}", flush=True)
         fitted[key] = net

@@ -310,32 +310,32 @@ def widen_for_room_values(base: CluePolicyNet, mode: int = 1) -> CluePolicyNet:
     return net
 
 
+def _add_scalars(base: CluePolicyNet, what: str, name: str, size: int) -> CluePolicyNet:
+    """A copy of ``base`` one ``room_values`` mode up, whose new ``size`` scalars ``name`` start at
+    zero, so that it computes ``base``'s function until they are trained."""
+    mode = {"ms_logit": 3, "ss_logit": 4}[name]
+    if base.room_values != mode - 1:
+        raise ValueError(f"{what} are added to a room_values={mode - 1} network, not room_values={base.room_values}")
+    net = CluePolicyNet(**{**base.config(), "room_values": mode})
+    state = dict(base.state_dict())
+    state[name] = torch.zeros(size)
+    net.load_state_dict(state)
+    net.train(base.training)
+    return net
+
+
 def add_move_scores(base: CluePolicyNet) -> CluePolicyNet:
     """A ``room_values=3`` copy of the ``room_values=2`` network ``base``: it also reads the
     planner's move scores, and computes ``base``'s function until its four new scalars (started at
     zero) are trained."""
-    if base.room_values != 2:
-        raise ValueError(f"move scores are added to a room_values=2 network, not room_values={base.room_values}")
-    net = CluePolicyNet(**{**base.config(), "room_values": 3})
-    state = dict(base.state_dict())
-    state["ms_logit"] = torch.zeros(4)
-    net.load_state_dict(state)
-    net.train(base.training)
-    return net
+    return _add_scalars(base, "move scores", "ms_logit", 4)
 
 
 def add_suggest_scores(base: CluePolicyNet) -> CluePolicyNet:
     """A ``room_values=4`` copy of the ``room_values=3`` network ``base``: it also reads the
     planner's suggestion scores, and computes ``base``'s function until its new scalar (started at
     zero) is trained."""
-    if base.room_values != 3:
-        raise ValueError(f"suggestion scores are added to a room_values=3 network, not room_values={base.room_values}")
-    net = CluePolicyNet(**{**base.config(), "room_values": 4})
-    state = dict(base.state_dict())
-    state["ss_logit"] = torch.zeros(1)
-    net.load_state_dict(state)
-    net.train(base.training)
-    return net
+    return _add_scalars(base, "suggestion scores", "ss_logit", 1)
 
 
 __all__ = [
