@@ -1,4 +1,4 @@
-"""Which accusation-head inputs pay: feature set 1 against set 2 or 3, or set 3 against set 5, on the same games.
+"""Which accusation-head inputs pay: feature set 1 against set 2 or 3, set 3 against set 5, or set 5 against 6, on the same games.
 
 An accusation stage recorded with ``accusation.features: 2`` (or 3) holds every input of set 1 too
 (set 2 adds two race inputs per seat, set 3 three more, see
@@ -11,7 +11,7 @@ proof, the paired difference between the two heads (the same seat-games), and ho
 accuses wrongly. Prints a table and writes JSON::
 
     python benchmarks/accusation_features.py --run runs/accusation_classic_mixed_v2 [--json out.json]
-        [--chunks N] [--epochs E] [--weights run|balance|none] [--members K] [--baseline 1|3]
+        [--chunks N] [--epochs E] [--weights run|balance|none] [--members K] [--baseline 1|3|5]
 
 Two fits of the head on the run's whole recording take long (about 8 minutes each per 3,000 games
 with the run's 20 epochs, on 2 busy cores); ``--chunks`` and ``--epochs`` give a quicker, rougher look.
@@ -35,13 +35,22 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from clue_env.training.accusation import FEATURE_SETS, MAX_SEATS, PER_SEAT, ROW_WIDTH, STOP_FEATURES, stop_size  # noqa: E402
+from clue_env.training.accusation import (  # noqa: E402
+    FEATURE_SETS,
+    MAX_SEATS,
+    PER_SEAT,
+    ROW_WIDTH,
+    STOP_FEATURES,
+    TRIPLE_WIDTH,
+    stop_size,
+)
 from clue_env.training.accusation_fit import (  # noqa: E402
     Trajectory,
     fit_head,
     held_out_games,
     load_trajectories,
     realised_values,
+    scorer_correct,
     stop_decisions,
 )
 from clue_env.training.config import load_train_config  # noqa: E402
@@ -64,18 +73,25 @@ def set1_columns(features: int = 2) -> np.ndarray:
 
 def baseline_columns(recorded: int, baseline: int) -> np.ndarray:
     """The indices of feature set ``baseline``'s inputs inside a vector of set ``recorded``: set 1
-    inside sets 2 and 3 (:func:`set1_columns`), or set 3 inside set 5 (its first columns: set 5
-    appends the opponents' simulated progress to set 3)."""
+    inside sets 2 and 3 (:func:`set1_columns`), set 3 inside set 5 (its first columns: set 5
+    appends the opponents' simulated progress to set 3), or set 5 inside set 6 (set 6 appends the
+    tell posterior's summary to set 5)."""
     if baseline == 1 and recorded in (2, 3):
         return set1_columns(recorded)
-    if baseline == 3 and recorded == 5:
-        return np.arange(stop_size(3))
-    raise SystemExit(f"cannot compare feature set {recorded} with set {baseline}: sets 2 and 3 against 1, set 5 against 3")
+    if (baseline, recorded) in ((3, 5), (5, 6)):
+        return np.arange(stop_size(baseline))
+    raise SystemExit(
+        f"cannot compare feature set {recorded} with set {baseline}: sets 2 and 3 against 1, set 5 against 3, set 6 against 5"
+    )
 
 
 def as_baseline(trajs: list[Trajectory], baseline: int = 1) -> list[Trajectory]:
+    """The trajectories with the inputs of feature set ``baseline`` only. Set 6's candidate triples
+    were chosen with its tell posterior too (see :func:`clue_env.training.accusation.head_inputs`),
+    so its set-5 baseline scores the same candidates with set 5's two inputs per triple."""
     cols = baseline_columns(FEATURE_SETS[trajs[0].x.shape[1]], baseline) if trajs else set1_columns()
-    return [Trajectory(t.game, t.seat, t.x[:, cols], t.correct, t.triples, t.label, t.won) for t in trajs]
+    tw = TRIPLE_WIDTH[baseline]
+    return [Trajectory(t.game, t.seat, t.x[:, cols], t.correct, t.triples[..., :tw], t.label, t.won) for t in trajs]
 
 
 def as_set1(trajs: list[Trajectory]) -> list[Trajectory]:
@@ -97,12 +113,15 @@ def load_run(run: Path, chunks: int | None = None) -> tuple[Any, list[Trajectory
         trajs += part
         lineup_of.update((t.game, li) for t in part)
     if trajs and FEATURE_SETS.get(trajs[0].x.shape[1], 1) == 1:
-        raise SystemExit(f"{run}: recorded with {trajs[0].x.shape[1]} inputs, not feature set 2, 3 or 5")
+        raise SystemExit(f"{run}: recorded with {trajs[0].x.shape[1]} inputs, not feature set 2, 3, 5 or 6")
     return cfg, trajs, lineup_of
 
 
 def outcomes(trajs: list[Trajectory], net: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Per seat-game: the realised win (0/1) under the head, and whether it accused wrongly."""
+    """Per seat-game: the realised win (0/1) under the head, and whether it accused wrongly (with
+    a triple scorer that reads a second posterior, sets 4 and 6, "right" is its own pick's)."""
+    if TRIPLE_WIDTH[FEATURE_SETS[net.inputs]] == 3:
+        trajs = scorer_correct(net, trajs)
     stops = stop_decisions(net, trajs)
     values, _ = realised_values(trajs, stops)
     wrong = np.array([bool(s.any()) and not bool(t.correct[int(np.argmax(s))]) for t, s in zip(trajs, stops)])
@@ -115,10 +134,11 @@ def interval(d: np.ndarray) -> tuple[float, float]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    ap.add_argument("--run", type=Path, required=True, help="a run whose accusation stage recorded feature set 2, 3 or 5")
+    ap.add_argument("--run", type=Path, required=True, help="a run whose accusation stage recorded feature set 2, 3, 5 or 6")
     ap.add_argument(
-        "--baseline", type=int, choices=(1, 3), default=None, help="the set to compare with (default: 3 for a set-5 run, else 1)"
-    )
+        "--baseline", type=int, choices=(1, 3, 5), default=None,
+        help="the set to compare with (default: 5 for a set-6 run, 3 for a set-5 run, else 1)",
+    )  # fmt: skip
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--chunks", type=int, default=None, help="use only the first N recorded chunks of each line-up")
     ap.add_argument("--epochs", type=int, default=None, help="epochs per fit (default: the run's; fewer for a quick look)")
@@ -151,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"weights: {'every line-up the same' if balance else 'every seat-game the same'}; members: {kw['members']}")
     n = FEATURE_SETS[trajs[0].x.shape[1]]
     new = f"set {n}"
-    b = args.baseline if args.baseline is not None else (3 if n == 5 else 1)
+    b = args.baseline if args.baseline is not None else {5: 3, 6: 5}.get(n, 1)
     base = f"set {b}"
     heads: dict[str, Any] = {}
     for name, tr in ((new, train), (base, as_baseline(train, b))):

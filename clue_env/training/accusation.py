@@ -82,12 +82,27 @@ TELL_FEATURES = 12
 STOP_FEATURES_V4 = STOP_FEATURES_V3 + TELL_FEATURES
 #: feature set 5 adds to set 3 each opponent's simulated progress (see :mod:`clue_env.training.opponent_model`)
 STOP_FEATURES_V5 = STOP_FEATURES_V3 + OPPONENT_FEATURES
+#: feature set 6 adds to set 5 the summary of a posterior that weighs each deal by what the
+#: opponents named (see :func:`weighted_tell_posterior`), in :func:`tell_features`' form
+STOP_FEATURES_V6 = STOP_FEATURES_V5 + TELL_FEATURES
 #: the head's input size -> its feature set (a head file says its input size; the agent computes the set it was fitted on)
-FEATURE_SETS = {STOP_FEATURES: 1, STOP_FEATURES_V2: 2, STOP_FEATURES_V3: 3, STOP_FEATURES_V4: 4, STOP_FEATURES_V5: 5}
+FEATURE_SETS = {
+    STOP_FEATURES: 1,
+    STOP_FEATURES_V2: 2,
+    STOP_FEATURES_V3: 3,
+    STOP_FEATURES_V4: 4,
+    STOP_FEATURES_V5: 5,
+    STOP_FEATURES_V6: 6,
+}
+assert len(FEATURE_SETS) == 6, "every feature set needs an input size of its own"
 #: per-seat row width of each feature set
-ROW_WIDTH = {1: PER_SEAT, 2: PER_SEAT_V2, 3: PER_SEAT_V3, 4: PER_SEAT_V3, 5: PER_SEAT_V3}
+ROW_WIDTH = {1: PER_SEAT, 2: PER_SEAT_V2, 3: PER_SEAT_V3, 4: PER_SEAT_V3, 5: PER_SEAT_V3, 6: PER_SEAT_V3}
 #: inputs per candidate triple of the triple scorer, per feature set
-TRIPLE_WIDTH = {1: 2, 2: 2, 3: 2, 4: 3, 5: 2}
+TRIPLE_WIDTH = {1: 2, 2: 2, 3: 2, 4: 3, 5: 2, 6: 3}
+#: feature set 6: a deal's weight is this to the power of how many times an opponent named (in a
+#: suggestion) a suspect or weapon the deal gives it; the odds ratio measured for `deduction` in
+#: two-player 2023 games (`benchmarks/naming_rates.py`), the ``tells`` of the two-player planner
+TELL_WEIGHT = 0.35
 #: the most MLPs a bagged head may hold per part (:class:`~clue_env.training.accusation_net.AccusationNet`)
 MAX_MEMBERS = 16
 
@@ -278,13 +293,40 @@ def tell_knowledge(k: Knowledge, race: RaceTracker, me: int) -> tuple[Knowledge 
     return k2, applied
 
 
+def weighted_tell_posterior(
+    k: Knowledge, race: RaceTracker, me: int, lr: float = TELL_WEIGHT
+) -> tuple[dict[tuple[int, ...], float], float | None, int]:
+    """Feature set 6's posterior (R26, R31: every suggestion is public): each consistent deal
+    weighs ``lr`` to the power of how many times an opponent named, in its suggestions, a suspect
+    or weapon the deal gives it; counted exactly
+    (:meth:`~clue_env.engine.knowledge.Knowledge.weighted_triples`). Returns ({triple: posterior},
+    the deals' mean weight, how many opponents named anything); ({}, None, that number) when the
+    deals are too many to count (then no accusation can pay yet, as with the plain posterior).
+    The seat's own suggestions and rooms weigh nothing. ``k`` is not changed."""
+    n = race.n
+    weight = np.ones((k.H, k.C))
+    applied = 0
+    for s in range(n):
+        if s == me:
+            continue
+        named = race.names[s, :ROOM_BASE]
+        if named.any():
+            applied += 1
+            weight[s, :ROOM_BASE] = lr**named
+    try:
+        post, total, number = k.weighted_triples(weight, EXACT_BUDGET)
+    except (BudgetExceeded, Contradiction):
+        return {}, None, applied
+    return post, total / max(number, 1), applied
+
+
 def tell_features(
     post: dict[tuple[int, ...], float],
     how: bool | None,
-    total: int | None,
+    total: float | None,
     tell: dict[tuple[int, ...], float],
     tell_how: bool | None,
-    tell_total: int | None,
+    tell_total: float | None,
     contradiction: bool,
     applied: int,
     num_players: int,
@@ -410,16 +452,31 @@ def head_inputs(
     ``k``, whose event history ``race`` has read), as the ``ppo`` agent and the recorder compute them.
     Feature set 5 also needs the seat's redacted event log ``events`` (the opponents' simulated
     progress is computed only while the posterior is, else left zero: no accusation can pay)."""
-    if features == 5 and not events:
-        raise ValueError("feature set 5 needs the seat's event log (events=...)")
+    if features >= 5 and not events:
+        raise ValueError(f"feature set {features} needs the seat's event log (events=...)")
     post, how, total = _posterior_count(k, rng)
     top = sorted(post.items(), key=lambda kv: -kv[1])[:TOP_TRIPLES]
     best = tuple(sorted(top[0][0])) if top else ()
     race_x = race.per_seat(seat, turn, features, k)
     x = stop_features(policy_features, top[0][1] if top else 0.0, how, len(post), race_x, turn, start_of_turn, num_players)
-    if features == 5:
+    if features >= 5:
         opp = opponent_features(k, events, seat, num_players, rng) if how is not None else np.zeros(OPPONENT_FEATURES, np.float32)
-        return HeadInputs(np.concatenate([x, opp]).astype(np.float32), top, triple_features(top, policy_features), best)
+        x5 = np.concatenate([x, opp]).astype(np.float32)
+        if features == 5:
+            return HeadInputs(x5, top, triple_features(top, policy_features), best)
+        if how is True:
+            tell, mean_weight, applied = weighted_tell_posterior(k, race, seat)
+            tell_how: bool | None = True if mean_weight is not None else None
+        else:  # not counted exactly: left out, as the plain posterior's inputs say
+            tell, mean_weight, tell_how = {}, None, None
+            applied = sum(1 for s in range(num_players) if s != seat and race.names[s, :ROOM_BASE].any())
+        # tell_features reads log(tell_total / total) / 10 (tell_total clipped at 1 for counts): here
+        # the log of the deals' mean weight, how much less likely the evidence is under the tells
+        inv = None if mean_weight is None else 1.0 / max(mean_weight, 1e-300)
+        extra = tell_features(post, how, inv, tell, tell_how, None if inv is None else 1.0, False, applied, num_players)
+        cand = sorted(post.items(), key=lambda kv: -(kv[1] + tell.get(kv[0], 0.0)))[:TOP_TRIPLES]
+        x6 = np.concatenate([x5, extra]).astype(np.float32)
+        return HeadInputs(x6, cand, triple_features(cand, policy_features, tell), best)
     if features < 4:
         return HeadInputs(x, top, triple_features(top, policy_features), best)
     k2, applied = tell_knowledge(k, race, seat)
@@ -449,7 +506,9 @@ __all__ = [
     "STOP_FEATURES_V3",
     "STOP_FEATURES_V4",
     "STOP_FEATURES_V5",
+    "STOP_FEATURES_V6",
     "TELL_FEATURES",
+    "TELL_WEIGHT",
     "TOP_TRIPLES",
     "TRIPLE_WIDTH",
     "HeadInputs",
@@ -461,4 +520,5 @@ __all__ = [
     "tell_knowledge",
     "triple_features",
     "triple_posterior",
+    "weighted_tell_posterior",
 ]

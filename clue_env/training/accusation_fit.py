@@ -389,9 +389,10 @@ def fit_head(
             rows = rows if w is None else rows * w
             member_w.append(rows if rows.sum() > 0 else w)  # (an empty resample: only with a handful of games)
     # the triple scorer first (its training draws no randomness): with feature set 4 the stop
-    # target is whether the triple it picks is right, which need not be the likeliest one
+    # target is whether the triple it picks is right, which need not be the likeliest one (so with
+    # set 6: both read a second posterior, TRIPLE_WIDTH 3)
     _train_triple(net, np.concatenate([t.triples for t in train]), np.concatenate([t.label for t in train]), 200, seed)
-    if FEATURE_SETS[net.inputs] == 4:
+    if TRIPLE_WIDTH[FEATURE_SETS[net.inputs]] == 3:
         train = scorer_correct(net, train)
         held_out = scorer_correct(net, held_out)
         correct = np.concatenate([t.correct for t in train])

@@ -104,6 +104,62 @@ class ExactCounting(Evidence):
             raise Contradiction("no deal is consistent with the evidence")
         return Posterior(marg / total, {k: v / total for k, v in triples.items()}, True, float(total))
 
+    def weighted_triples(self, weight: np.ndarray, budget: int = 100_000) -> tuple[dict[tuple[int, ...], float], float, int]:
+        """The envelope posterior when the consistent deals are not equally likely: a deal weighs
+        the product of ``weight[h, c]`` over every card ``c`` whose holder the evidence leaves open
+        and the deal gives to holder ``h`` (cards in the envelope, or whose holder is proved, weigh
+        1). Returns ({triple: posterior}, the deals' total weight, their number); raises
+        :class:`BudgetExceeded` past ``budget`` counting steps (as :meth:`exact_posterior` would give
+        ``None``) and :class:`Contradiction` when no deal is consistent.
+
+        ``weight`` is (holders, cards), positive. With every weight 1 this is the exact posterior's
+        triples. An opponent model that makes some hands likelier (R26: what a player names says
+        something about what it holds) is a weight per (holder, card)."""
+        weight = np.asarray(weight, dtype=float)
+        if weight.shape != (self.H, self.C) or not (weight > 0).all():
+            raise ValueError(f"weight must be ({self.H}, {self.C}) positive numbers, got shape {weight.shape}")
+        tables = self._count_tables(budget)
+        if not tables:
+            raise Contradiction("no deal is consistent with the evidence")
+        hand_weight: list[dict[int, float]] = [{} for _ in range(self.H)]
+
+        def of(h: int, m: int) -> float:
+            w = hand_weight[h].get(m)
+            if w is None:
+                w = float(np.prod(weight[h, _bits(m)])) if m else 1.0
+                hand_weight[h][m] = w
+            return w
+
+        work = 0
+        out: dict[tuple[int, ...], float] = {}
+        number = 0
+        for t, rest, holders, _count, n_t in tables:
+            number += n_t
+            memo: dict[tuple[int, int], float] = {}
+            last = len(holders) - 1
+
+            def wcount(k: int, mask: int, holders: list = holders, memo: dict = memo, last: int = last) -> float:
+                nonlocal work
+                if k > last:
+                    return 1.0 if mask == 0 else 0.0
+                v = memo.get((k, mask))
+                if v is not None:
+                    return v
+                h, _need, hands = holders[k]
+                s = 0.0
+                for m in hands:
+                    work += 1
+                    if m & ~mask == 0:
+                        s += of(h, m) * wcount(k + 1, mask ^ m)
+                if work > budget:
+                    raise BudgetExceeded
+                memo[(k, mask)] = s
+                return s
+
+            out[t] = wcount(0, rest)
+        total = sum(out.values())
+        return {t: w / total for t, w in out.items()}, total, number
+
     def exact_samples(self, n: int, rng: np.random.Generator, budget: int = 50_000) -> np.ndarray | None:
         """``n`` independent deals drawn exactly uniformly from the consistent ones (``None``
         when counting them takes more than ``budget`` steps)."""
