@@ -214,7 +214,7 @@ def test_ppo_with_an_eager_head_accuses_early_and_legally(n, rules):
     assert accused  # the head accused (at the first position with few enough possible triples)
 
 
-@pytest.mark.parametrize("features", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("features", [1, 2, 3, 4, 5, 6])
 def test_the_agent_computes_the_head_inputs_the_recorder_saw(features):
     """Recording and play share one feature path: a ppo agent built with a head records, at each
     accusation opportunity, the same inputs as record_game for that seat (the head's own feature

@@ -84,3 +84,21 @@ def test_opponent_tells_script_separates_deduction_from_notebook(tmp_path):
     assert data["deduction"]["opponent_games"] + data["notebook"]["opponent_games"] == 36
     assert data["deduction"]["opponents_caught_by_the_end"] > 0.3
     assert data["notebook"]["opponents_caught_by_the_end"] < data["deduction"]["opponents_caught_by_the_end"]
+
+
+def test_set5_columns_of_a_set6_recording_are_its_set5_inputs_and_two_triple_columns():
+    """A set-6 recording holds set 5's inputs first and a third column per candidate triple (its tell
+    probability): the set-5 baseline reads the first columns of both back."""
+    from clue_env.training.accusation import STOP_FEATURES_V5, STOP_FEATURES_V6
+
+    rng = np.random.default_rng(3)
+    x = rng.random((2, STOP_FEATURES_V6)).astype(np.float32)
+    tr = rng.random((2, 8, 3)).astype(np.float32)
+    t = Trajectory(5, 0, x, np.zeros(2, np.float32), tr, np.array([0, -1]), 1.0)
+    (b,) = accusation_features.as_baseline([t], 5)
+    assert b.x.shape == (2, STOP_FEATURES_V5) and np.array_equal(b.x, x[:, :STOP_FEATURES_V5])
+    assert b.triples.shape == (2, 8, 2) and np.array_equal(b.triples, tr[..., :2])
+    import pytest
+
+    with pytest.raises(SystemExit, match="set 6 against 5"):
+        accusation_features.baseline_columns(6, 3)

@@ -170,3 +170,52 @@ def test_importance_estimate_is_unbiased_across_runs():
     runs = [k.importance_posterior(np.random.default_rng(s), samples=300).marginals for s in range(60)]
     mean = np.mean(runs, axis=0)
     assert np.abs(mean - exact.marginals).max() < 0.03
+
+
+@pytest.mark.parametrize("hand_sizes", [(3, 3), (2, 2, 2), (2, 2, 1, 1)])
+def test_weighted_triples_match_a_brute_force_weighted_count(hand_sizes):
+    """R26 (a player's suggestions say something about its hand): with a weight per (holder,
+    card), each consistent deal weighs the product over the open cards it deals; the weighted
+    posterior equals a brute-force sum over every consistent deal, and with unit weights it is
+    the exact posterior."""
+    rng = np.random.default_rng(41 + sum(hand_sizes))
+    kind_sizes = (3, 3, 3)
+    n = len(hand_sizes)
+    for _ in range(40):
+        viewer = int(rng.integers(n))
+        _truth, k = _random_evidence(rng, kind_sizes, hand_sizes, viewer)
+        _snapshot(k)
+        plain = k.exact_posterior(budget=10**9)
+        ones, total1, number1 = k.weighted_triples(np.ones((k.H, k.C)), budget=10**9)
+        assert number1 == plain.count and total1 == pytest.approx(plain.count)
+        assert set(ones) == set(plain.triples)
+        for t, p in plain.triples.items():
+            assert ones[t] == pytest.approx(p, abs=1e-12)
+        weight = rng.uniform(0.05, 1.0, size=(k.H, k.C))
+        post, total, number = k.weighted_triples(weight, budget=10**9)
+        # open after propagation (a card it places sits there in every consistent deal: a constant factor)
+        open_cards = [c for c in range(k.C) if k.poss[c] & (k.poss[c] - 1)]
+        brute: dict[tuple[int, ...], float] = {}
+        count = 0
+        for deal in _all_deals(kind_sizes, hand_sizes):
+            if not all(k.poss_initial[c] >> deal[c] & 1 for c in range(k.C)):
+                continue
+            env = tuple(c for c in range(k.C) if deal[c] == n)
+            if env in k.excluded_initial or not all(any(deal[c] == h for c in cards) for h, cards in k.clauses_initial):
+                continue
+            count += 1
+            w = float(np.prod([weight[deal[c], c] for c in open_cards if deal[c] < n]))
+            brute[env] = brute.get(env, 0.0) + w
+        assert number == count
+        assert total == pytest.approx(sum(brute.values()), rel=1e-9)
+        assert set(post) == set(brute)
+        for t, w in brute.items():
+            assert post[t] == pytest.approx(w / total, rel=1e-9)
+
+
+def test_weighted_triples_refuse_bad_weights():
+    k = Knowledge((3, 3), (3, 3, 3))
+    with pytest.raises(ValueError, match="positive"):
+        k.weighted_triples(np.zeros((k.H, k.C)))
+    with pytest.raises(ValueError, match="shape"):
+        k.weighted_triples(np.ones((k.H + 1, k.C)))

@@ -169,3 +169,76 @@ def test_feature_set_5_appends_the_opponent_block_to_set_3_and_needs_the_log():
     assert h5.triples.shape == h3.triples.shape
     with pytest.raises(ValueError, match="event log"):
         head_inputs(sf.knowledge, race, 0, f, view.turn, False, 2, 5, np.random.default_rng(0))
+
+
+def test_R26_feature_set_6_appends_the_tell_posterior_to_set_5():
+    """Set 6 is set 5 and the summary of the tell-weighted posterior (in set 4's form); its triple
+    scorer also reads each candidate's tell probability, and it needs the event log as set 5 does."""
+    from clue_env.training.accusation import STOP_FEATURES_V6, TELL_FEATURES, TRIPLE_WIDTH
+
+    assert STOP_FEATURES_V6 == STOP_FEATURES_V5 + TELL_FEATURES and FEATURE_SETS[STOP_FEATURES_V6] == 6
+    assert TRIPLE_WIDTH[6] == 3
+    checked = 0
+    for seed, steps in ((9, 60), (11, 120), (12, 200)):
+        env = _play(2, "edition2023", seed, steps)
+        sf = SeatFeatures(0, 2)
+        view = _view(env, 0)
+        f = sf.update(env.observe(env.possible_agents[0])["observation"], view.events)
+        race = RaceTracker(2, 0, view.hand)
+        race.feed(view.events)
+        h5 = head_inputs(sf.knowledge, race, 0, f, view.turn, False, 2, 5, np.random.default_rng(0), view.events)
+        h6 = head_inputs(sf.knowledge, race, 0, f, view.turn, False, 2, 6, np.random.default_rng(0), view.events)
+        assert h6.x.shape == (STOP_FEATURES_V6,) and np.array_equal(h6.x[:STOP_FEATURES_V5], h5.x)
+        assert h6.triples.shape == (len(h6.top), 3)
+        assert h6.best == h5.best
+        if h5.top:  # the posterior was computed: the candidates are scored with both posteriors
+            checked += 1
+            assert 0.0 < h6.x[STOP_FEATURES_V5] <= 1.0  # the tell posterior's best triple's probability
+            # candidates are possible envelopes, scored with their plain log posterior and their tell one
+            assert all(p > 0 for _t, p in h6.top)
+            np.testing.assert_allclose(h6.triples[:, 0], [np.log(max(p, 1e-6)) for _t, p in h6.top], rtol=1e-5)
+            assert (h6.triples[:, 2] <= 0).all() and (h6.triples[:, 2] > np.log(1e-6)).any()
+        with pytest.raises(ValueError, match="event log"):
+            head_inputs(sf.knowledge, race, 0, f, view.turn, False, 2, 6, np.random.default_rng(0))
+    assert checked >= 1
+
+
+def test_R26_the_tell_posterior_weighs_each_envelope_by_what_the_opponent_named():
+    """With two players an envelope fixes the opponent's hand, so a deal that gives it a suspect or
+    weapon it named n times weighs lr**n: the tell posterior is the plain one times lr to the minus
+    the namings the envelope's cards took away from the opponent, renormalised. Rooms, and this
+    seat's own suggestions, weigh nothing."""
+    from clue_env.engine.cards import ROOM_BASE, WEAPON_BASE
+    from clue_env.engine.knowledge import Knowledge
+    from clue_env.training.accusation import weighted_tell_posterior
+
+    mine = [0, 1, 2, WEAPON_BASE, WEAPON_BASE + 1, ROOM_BASE, ROOM_BASE + 1, ROOM_BASE + 2, ROOM_BASE + 3]
+    k = Knowledge([9, 9])
+    for c in mine:
+        k.holds(0, c)
+    k.holds(1, ROOM_BASE + 4)
+    race = RaceTracker(2, 0, mine)
+    race.feed(
+        [
+            Suggest(1, 3, 2, 5),
+            Suggest(1, 3, 4, 6),
+            Suggest(1, 4, 2, 7),
+            Suggest(0, 5, 5, 8),  # this seat's own: weighs nothing
+        ]
+    )
+    plain = k.exact_posterior(budget=10**9).triples
+    same, mean1, applied = weighted_tell_posterior(k, race, 0, lr=1.0)
+    assert applied == 1 and mean1 == pytest.approx(1.0)
+    for t, p in plain.items():
+        assert same[t] == pytest.approx(p, abs=1e-12)
+    lr = 0.35
+    tell, mean_weight, _ = weighted_tell_posterior(k, race, 0, lr=lr)
+    named = {3: 2, 4: 1, WEAPON_BASE + 2: 2, WEAPON_BASE + 4: 1}
+    expected = {t: p * lr ** -sum(named.get(c, 0) for c in t) for t, p in plain.items()}
+    z = sum(expected.values())
+    assert set(tell) == set(plain)
+    for t, w in expected.items():
+        assert tell[t] == pytest.approx(w / z, rel=1e-9)
+    best = max(tell, key=tell.get)
+    assert 3 in best and WEAPON_BASE + 2 in best  # the most-named suspect and weapon are likeliest in the envelope
+    assert 0 < mean_weight < 1
