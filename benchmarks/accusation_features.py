@@ -46,11 +46,11 @@ from clue_env.training.accusation import (  # noqa: E402
 )
 from clue_env.training.accusation_fit import (  # noqa: E402
     Trajectory,
+    as_played,
     fit_head,
     held_out_games,
     load_trajectories,
     realised_values,
-    scorer_correct,
     stop_decisions,
 )
 from clue_env.training.config import load_train_config  # noqa: E402
@@ -120,8 +120,7 @@ def load_run(run: Path, chunks: int | None = None) -> tuple[Any, list[Trajectory
 def outcomes(trajs: list[Trajectory], net: Any) -> tuple[np.ndarray, np.ndarray]:
     """Per seat-game: the realised win (0/1) under the head, and whether it accused wrongly (with
     a triple scorer that reads a second posterior, sets 4 and 6, "right" is its own pick's)."""
-    if TRIPLE_WIDTH[FEATURE_SETS[net.inputs]] == 3:
-        trajs = scorer_correct(net, trajs)
+    trajs = as_played(net, trajs)  # sets 4 and 6: right or wrong is the scorer's own pick
     stops = stop_decisions(net, trajs)
     values, _ = realised_values(trajs, stops)
     wrong = np.array([bool(s.any()) and not bool(t.correct[int(np.argmax(s))]) for t, s in zip(trajs, stops)])

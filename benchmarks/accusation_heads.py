@@ -46,13 +46,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from accusation_features import load_run  # noqa: E402
 
-from clue_env.training.accusation import FEATURE_SETS, TRIPLE_WIDTH  # noqa: E402
 from clue_env.training.accusation_fit import (  # noqa: E402
     Trajectory,
+    as_played,
     fit_head,
     held_out_games,
     realised_values,
-    scorer_correct,
     stop_decisions,
 )
 from clue_env.training.accusation_net import accusation_from_state  # noqa: E402
@@ -76,8 +75,7 @@ def headroom(trajs: list[Trajectory]) -> dict[str, float]:
 def replay(head: Any, trajs: list[Trajectory]) -> tuple[np.ndarray, dict[str, float]]:
     """Per seat-game: the win under ``head`` (0/1); and its gain over waiting, the 95% half-width, how often it
     accuses before proof and how often that accusation is right."""
-    if TRIPLE_WIDTH[FEATURE_SETS[head.inputs]] == 3:  # sets 4 and 6: "right" is the scorer's own pick
-        trajs = scorer_correct(head, trajs)
+    trajs = as_played(head, trajs)  # sets 4 and 6: right or wrong is the scorer's own pick
     stops = stop_decisions(head, trajs)
     values, _ = realised_values(trajs, stops)
     d = values - np.array([t.won for t in trajs])

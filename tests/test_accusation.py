@@ -606,6 +606,21 @@ def test_feature_set_4_head_inputs_sizes_and_a_fitted_head_scores_three_inputs_a
         scores = scores.masked_fill(torch.from_numpy(r4.triples).abs().sum(-1) == 0, -1e9)
     expect = (scores.argmax(-1).numpy() == r4.label) & (r4.label >= 0)
     assert np.array_equal(picked.correct, expect.astype(np.float32))
+    # held-out figures judge a scorer head by its own pick (as it plays), a set-3 head by the likeliest triple
+    from clue_env.training.accusation_fit import as_played
+
+    assert np.array_equal(as_played(head, [r4])[0].correct, picked.correct)
+    head3 = fit_head([r3], hidden=8, iterations=1, epochs=2)
+    assert as_played(head3, [r3])[0].correct is r3.correct
+    # a head whose scorer prefers the second candidate: right exactly where that one is the envelope
+    with torch.no_grad():
+        head.triple.weight.zero_()
+        head.triple.weight[0, 2] = -1.0  # the least likely under the tell posterior wins
+    second = as_played(head, [r4])[0].correct
+    with torch.no_grad():
+        tr = torch.from_numpy(r4.triples)
+        pick = (-tr[..., 2]).masked_fill(tr.abs().sum(-1) == 0, -1e9).argmax(-1).numpy()
+    assert np.array_equal(second, ((pick == r4.label) & (r4.label >= 0)).astype(np.float32))
 
 
 # ---------------------------------------------------------------- bagged heads

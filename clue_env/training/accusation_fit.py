@@ -306,6 +306,15 @@ def scorer_correct(net: Any, trajs: Sequence[Trajectory]) -> list[Trajectory]:
     return out
 
 
+def as_played(net: Any, trajs: Sequence[Trajectory]) -> list[Trajectory]:
+    """``trajs`` as the head ``net`` plays them: with a triple scorer that reads a second posterior
+    (feature sets 4 and 6) the triple it accuses is its scorer's pick, so ``correct`` is replaced by
+    :func:`scorer_correct`; other heads accuse the likeliest triple, as recorded."""
+    if TRIPLE_WIDTH[FEATURE_SETS[net.inputs]] == 3:
+        return scorer_correct(net, trajs)
+    return list(trajs)
+
+
 def stop_decisions(net: Any, trajs: Sequence[Trajectory]) -> list[np.ndarray]:
     """The head's accuse-now decision at every recorded opportunity."""
     import torch
@@ -393,8 +402,8 @@ def fit_head(
     # set 6: both read a second posterior, TRIPLE_WIDTH 3)
     _train_triple(net, np.concatenate([t.triples for t in train]), np.concatenate([t.label for t in train]), 200, seed)
     if TRIPLE_WIDTH[FEATURE_SETS[net.inputs]] == 3:
-        train = scorer_correct(net, train)
-        held_out = scorer_correct(net, held_out)
+        train = as_played(net, train)
+        held_out = as_played(net, held_out)
         correct = np.concatenate([t.correct for t in train])
     for m, part in enumerate(members_of(net.stop)):
         _train_binary(part, x, correct, epochs, lr, weight_decay, batch, seed + 101 * m, member_w[m])
@@ -433,6 +442,7 @@ __all__ = [
     "record_game",
     "record_games",
     "save_trajectories",
+    "as_played",
     "scorer_correct",
     "stop_decisions",
 ]

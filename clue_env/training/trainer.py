@@ -622,6 +622,7 @@ class Trainer:
         from tqdm import tqdm
 
         from .accusation_fit import (
+            as_played,
             fit_head,
             held_out_games,
             load_trajectories,
@@ -689,6 +690,7 @@ class Trainer:
                 **kw,  # type: ignore[arg-type]
             )
             report["held_out_curve"] = curve
+            test = as_played(probe, test)  # sets 4 and 6: right or wrong is the scorer's own pick
             gain, half = paired_gain(test, stop_decisions(probe, test))
             report.update(held_out_games=len(held), held_out_gain=gain, held_out_gain_ci95=[gain - half, gain + half])
             self._log(f"accusation head: held-out gain over waiting for proof {gain:+.2%} ± {half:.2%} ({len(test)} seat-games)")
