@@ -18,6 +18,7 @@ import os
 import sys
 from typing import Any
 
+from agents import split_specs
 from agents.output import check_output, format_table, plot, write_json, write_output
 
 #: what `python evaluate.py` plays with no arguments: the shipped policy against the baselines
@@ -31,7 +32,9 @@ __all__ = ["check_output", "main", "write_json_atomic", "write_output"]
 
 
 def _specs(text: str) -> list[str]:
-    return [s.strip() for s in text.split(",") if s.strip()]
+    """``--seats`` / ``--league``: specs separated by commas; a spec's own ``key=value`` parameters
+    stay with it (``deduction:tells=0.35,pull=far,random`` is two specs, :func:`agents.split_specs`)."""
+    return [s for s in split_specs(text) if s]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,7 +24,7 @@ import sys
 
 import numpy as np
 
-from agents import SpecFactory, play_factory
+from agents import SpecFactory, play_factory, split_specs
 from clue_env.engine.errors import ClueError
 from clue_env.play import HUMAN, GameSession
 from clue_env.play.notes import MODES
@@ -51,7 +51,7 @@ def build_seats(seats: str | None, players: int | None) -> list[str]:
     if seats is None:
         n = players if players is not None else DEFAULT_PLAYERS
         return [HUMAN] + [default_opponent(n)] * (n - 1)
-    specs = [s.strip() for s in seats.split(",")]
+    specs = split_specs(seats)  # a spec's own key=value parameters stay with it
     if any(not s for s in specs):
         raise ValueError(f"--seats {seats!r} has an empty spec; write e.g. human,ppo,random")
     n = players if players is not None else len(specs)

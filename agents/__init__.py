@@ -42,6 +42,27 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any] | str]:
     return name, params
 
 
+def split_specs(text: str) -> list[str]:
+    """A comma-separated list of agent specs, as ``--seats`` takes it. A spec's own parameters are
+    comma-separated too (``deduction:tells=0.35,pull=far``): an item ``key=value`` with no ``:``
+    names no agent (agent names hold no ``=``), so it continues the parameters of the spec before it.
+    Empty items are kept as ``''`` for the caller to refuse; a ``key=value`` item with no
+    parameterised spec before it raises a ``ValueError`` that says how to write one."""
+    out: list[str] = []
+    for raw in text.split(","):
+        item = raw.strip()
+        if "=" in item and ":" not in item:
+            prev = out[-1] if out else ""
+            name, colon, rest = prev.partition(":")
+            if not colon or not rest or name == "ppo":
+                example = f"deduction:tells=0.35,{item}"
+                raise ValueError(f"{item!r} in {text!r} is a parameter, not an agent: write it after a spec's, e.g. {example}")
+            out[-1] = f"{prev},{item}"
+            continue
+        out.append(item)
+    return out
+
+
 class SpecFactory:
     """A picklable ``f(seat, num_players, rules, seed) -> Agent`` for one spec (training adapters)."""
 
@@ -110,4 +131,4 @@ def play_factory(spec: str, seat: int, num_players: int, rules: str | RulesConfi
     return make_agent(spec, seat=seat, num_players=num_players, rules=rules, seed=seed)
 
 
-__all__ = ["Agent", "SpecFactory", "make_agent", "parse_spec", "play_factory", "register_agent"]
+__all__ = ["Agent", "SpecFactory", "make_agent", "parse_spec", "play_factory", "register_agent", "split_specs"]

@@ -137,12 +137,39 @@ def test_evaluate_script_writes_json_and_chart(tmp_path):
     assert chart.stat().st_size > 1000
 
 
+def test_a_seat_list_keeps_each_specs_own_parameters():
+    """``--seats`` separates specs with commas and so does a spec's own parameter list: a ``key=value``
+    item names no agent, so it stays with the spec before it."""
+    from agents import split_specs
+
+    assert split_specs("deduction:tells=0.35,pull=far,deduction") == ["deduction:tells=0.35,pull=far", "deduction"]
+    spaced = "ppo,deduction:samples=32, threshold=0.9 ,random"
+    assert split_specs(spaced) == ["ppo", "deduction:samples=32,threshold=0.9", "random"]
+    assert split_specs("ppo:runs/a.pt,notebook") == ["ppo:runs/a.pt", "notebook"]
+    assert split_specs("random,,notebook") == ["random", "", "notebook"]  # the caller refuses the empty one
+    for bad in ("pull=far,deduction", "deduction,pull=far", "ppo:runs/a.pt,x=1"):
+        with pytest.raises(ValueError, match="is a parameter, not an agent"):
+            split_specs(bad)
+
+
+def test_evaluate_plays_a_spec_with_several_parameters(tmp_path):
+    import evaluate
+
+    out = tmp_path / "e.json"
+    seats = "deduction:samples=16,exact_budget=0,notebook,random"
+    assert evaluate.main(["--seats", seats, "--games", "2", "--json", str(out), "--chart", "", "--quiet"]) == 0
+    assert set(json.loads(out.read_text())["results"]) == {"deduction:samples=16,exact_budget=0", "notebook", "random"}
+
+
 def test_evaluate_script_rejects_a_bad_spec(tmp_path, capsys):
     import evaluate
 
     rc = evaluate.main(["--seats", "notebook,wizard,random", "--games", "2", "--json", "", "--chart", "", "--quiet"])
     assert rc == 2
     assert "wizard" in capsys.readouterr().err
+    rc = evaluate.main(["--seats", "pull=far,random", "--games", "2", "--json", "", "--chart", "", "--quiet"])
+    assert rc == 2
+    assert "is a parameter, not an agent" in capsys.readouterr().err
 
 
 def test_information_gain_prefers_unknown_cards():

@@ -286,6 +286,12 @@ def test_seats_and_players():
     assert play.build_seats("human", 2) == ["human", "ppo"]
     with pytest.raises(ValueError, match="empty spec"):
         play.build_seats("human,,random", None)
+    # a spec's own parameters stay with it
+    assert play.build_seats("human,deduction:samples=16,exact_budget=0,random", None) == [
+        "human",
+        "deduction:samples=16,exact_budget=0",
+        "random",
+    ]
     help_text = subprocess.run(PLAY + ["--help"], capture_output=True, text=True, timeout=60, cwd=ROOT).stdout
     assert "own policy file for the 2-player game" in " ".join(help_text.split())
 
