@@ -487,15 +487,23 @@ class DeductionAgent(Agent):
     def suggest_scores(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> np.ndarray:
         """Per ``suggest s w`` action (``N_SUSPECTS * N_WEAPONS``, in the codec's order), the
         score its planner gives it at a suggestion decision (R26): the suggestion's expected
-        information in the room the seat is in, from the deals :meth:`act` draws (the ``deny`` and
-        ``pull`` experiments aside: with neither, :meth:`act` suggests a best-scored one); zeros at
-        any other decision. Feeds the evidence as :meth:`act` does and chooses nothing: the ``ppo``
-        agent reads these as network inputs (``room_values=4``). Only the seat's view is read (R31)."""
+        information in the room the seat is in, from the deals :meth:`act` draws; zeros at any
+        other decision. With ``pull=avoid`` a suggestion that would call an opponent's token into
+        the room (R26) scores ``1 - pull_tol`` times that, so a best-scored suggestion is again one
+        :meth:`act` may make: it calls an opponent in only when every other suggestion is worth
+        ``pull_tol`` less. (The ``deny`` experiment and the other ``pull`` modes are not in the
+        scores: with neither, :meth:`act` suggests a best-scored one.) Feeds the evidence as
+        :meth:`act` does and chooses nothing: the ``ppo`` agent reads these as network inputs
+        (``room_values=4``). Only the seat's view is read (R31)."""
         view: SeatView = info["seat_view"]
         k = self._knowledge(view)
         if not view.must_act or view.phase != Phase.SUGGEST:
             return np.zeros(N_SUSPECTS * N_WEAPONS, dtype=np.float32)
-        return np.maximum(self._gains(k)[:, :, view.my_node], 0.0).reshape(-1).astype(np.float32)
+        room = view.my_node
+        g = np.maximum(self._gains(k)[:, :, room], 0.0)
+        if self.pull == "avoid":
+            g = g * np.where(self._pull_preference(view, room) < 0, 1.0 - self.pull_tol, 1.0)[:, None]
+        return g.reshape(-1).astype(np.float32)
 
     def _room_values(self, view: SeatView, k) -> np.ndarray:
         """What a visit to each room is worth: its best suggestion, plus an unseen face-down card."""

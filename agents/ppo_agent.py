@@ -13,8 +13,9 @@ A network that reads the planner's room values (``room_values`` in its sizes, se
 move action too, and with ``room_values=4`` its score of each suggestion as well, from a
 ``deduction`` planner of the agent's own seat, fed the same observations and info (R31) and seeded
 from the agent's seed; the planner chooses nothing, the network makes every decision. A policy file
-whose ``meta`` has ``"planner": {"tells": LR}`` gets a ``deduction:tells=LR`` planner (the only
-planner parameter a file may set; a bad value is refused with a :class:`CheckpointError`).
+whose ``meta`` has ``"planner": {"tells": LR}`` gets a ``deduction:tells=LR`` planner, and with
+``"pull": "avoid"`` too a ``deduction:tells=LR,pull=avoid`` one (the only planner parameters a file
+may set; anything else is refused with a :class:`CheckpointError`).
 
 The agent keeps its seat's policy features (:class:`clue_env.training.features.SeatFeatures`)
 from the observation and ``info["seat_view"].events`` it is handed, exactly as in training, and plays the
@@ -96,8 +97,9 @@ def _net(path: str) -> Any:
     return _load(path)[0]
 
 
-#: the planner parameters a policy file's ``meta["planner"]`` may set
-PLANNER_KEYS = ("tells",)
+#: the planner parameters a policy file's ``meta["planner"]`` may set (``pull``: only ``"avoid"``,
+#: the one mode its suggestion scores carry, see ``DeductionAgent.suggest_scores``)
+PLANNER_KEYS = ("tells", "pull")
 
 
 def planner_kwargs(meta: dict[str, Any], path: str) -> dict[str, Any]:
@@ -108,6 +110,9 @@ def planner_kwargs(meta: dict[str, Any], path: str) -> dict[str, Any]:
     spec = meta.get("planner", {})
     if not isinstance(spec, dict) or any(k not in PLANNER_KEYS for k in spec):
         raise CheckpointError(f"{path!r}: meta['planner'] must be a mapping of {', '.join(PLANNER_KEYS)}, got {spec!r}")
+    if "pull" in spec and spec["pull"] != "avoid":
+        got = spec["pull"]
+        raise CheckpointError(f"{path!r}: meta['planner']['pull'] may only be 'avoid' (what the network reads), got {got!r}")
     if spec:
         from .deduction import DeductionAgent
 

@@ -464,20 +464,22 @@ def test_mode_4_starts_as_its_mode_3_network_and_its_suggestion_terms_move_the_s
         add_suggest_scores(four)
 
 
-@pytest.mark.parametrize("tells", [1.0, 0.35])
-def test_the_planners_suggestion_scores_rank_its_own_suggestion_first(tells):
+@pytest.mark.parametrize("tells, pull", [(1.0, None), (0.35, None), (0.35, "avoid")])
+def test_the_planners_suggestion_scores_rank_its_own_suggestion_first(tells, pull):
     """``DeductionAgent.suggest_scores`` is the planner's own weighing of a suggestion (R26): at every
-    suggestion decision with a unique best score, that suggestion is the one it makes; zero elsewhere."""
+    suggestion decision with a unique best score, that suggestion is the one it makes; zero elsewhere.
+    With ``pull=avoid`` the scores of suggestions that call the opponent's token in are cut by
+    ``pull_tol``, and that is what makes the best-scored one the one it makes."""
     from agents.deduction import DeductionAgent
     from clue_env.codec import default_codec
     from clue_env.engine.game import Phase
 
     c = default_codec()
-    scored = same = 0
+    scored = same = cut = 0
     for g in range(3):
         env = clue_env.raw_env(num_players=2, rules="edition2023")
         env.reset(seed=700 + g)
-        agents = [DeductionAgent(s, 2, env.rules, seed=60 + s, tells=tells) for s in range(2)]
+        agents = [DeductionAgent(s, 2, env.rules, seed=60 + s, tells=tells, pull=pull) for s in range(2)]
         for a in agents:
             a.reset()
         while not env.game_over:
@@ -491,8 +493,12 @@ def test_the_planners_suggestion_scores_rank_its_own_suggestion_first(tells):
             elif c.SUGGEST <= a < c.SUGGEST + 36 and np.sum(scores == scores.max()) == 1 and scores.max() > 0:
                 scored += 1
                 same += int(c.SUGGEST + int(np.argmax(scores)) == a)
+                room = info["seat_view"].my_node
+                plain = np.maximum(agents[s]._gains(agents[s]._knowledge(info["seat_view"]))[:, :, room], 0.0).reshape(-1)
+                cut += int(not np.allclose(plain, scores))
             env.step(a)
     assert scored > 10 and same == scored
+    assert (cut > 0) == (pull == "avoid")  # the cut was in play, and only with pull=avoid
 
 
 def test_a_policy_file_names_its_planner_and_a_bad_one_is_refused(tmp_path):
@@ -506,7 +512,17 @@ def test_a_policy_file_names_its_planner_and_a_bad_one_is_refused(tmp_path):
     assert isinstance(agent, PPOAgent) and agent.planner.tells == 0.35
     first = _two_player_game(path, 12)
     assert first == _two_player_game(path, 12) and len(first) > 5
-    for bad, why in (({"tells": 2.0}, "tells must be"), ({"samples": 3}, "must be a mapping of tells"), ("x", "mapping")):
+    save_policy(path, four, {"planner": {"tells": 0.35, "pull": "avoid"}})
+    agent = make_agent(f"ppo:{path}", seat=0, num_players=2, rules="edition2023", seed=3)
+    assert agent.planner.tells == 0.35 and agent.planner.pull == "avoid"
+    assert _two_player_game(path, 12) == _two_player_game(path, 12)
+    bads = (
+        ({"tells": 2.0}, "tells must be"),
+        ({"samples": 3}, "must be a mapping of tells, pull"),
+        ("x", "mapping"),
+        ({"tells": 0.35, "pull": "far"}, "may only be 'avoid'"),
+    )
+    for bad, why in bads:
         save_policy(path, four, {"planner": bad})
         with pytest.raises(ValueError, match=why):
             make_agent(f"ppo:{path}", seat=0, num_players=2, rules="edition2023", seed=3)
