@@ -70,3 +70,30 @@ def test_no_head_writes_the_network_alone_cli(tmp_path, capsys):
     assert meta["combined"]["head"] is None and meta["combined"]["network"] == SHIPPED_POLICY_MIXED
     with pytest.raises(SystemExit):  # --head and --no-head together
         main(["--network", SHIPPED_POLICY_MIXED, "--no-head", "--head", SHIPPED_POLICY_MIXED, "--out", str(out)])
+
+
+def test_planner_option_sets_the_files_planner_and_a_bad_one_writes_nothing(tmp_path, capsys):
+    """``--planner`` names the deduction planner a planner-reading network gets in play (R31: its own
+    seat's); the ppo agent loads the file with that planner; bad values are refused first."""
+    from agents import make_agent
+    from clue_env.training.combine import parse_planner
+
+    assert parse_planner("tells=0.35, pull=avoid") == {"tells": 0.35, "pull": "avoid"}
+    two = os.path.join(os.path.dirname(SHIPPED_POLICY), "clue_ppo_2p.pt")
+    out = tmp_path / "p.pt"
+    assert main(["--network", two, "--no-head", "--out", str(out), "--planner", "tells=0.2,pull=avoid"]) == 0
+    _net, meta = load_policy(str(out))
+    assert meta["planner"] == {"tells": 0.2, "pull": "avoid"}
+    agent = make_agent(f"ppo:{out}", seat=1, num_players=2, rules="edition2023", seed=1)
+    assert agent.planner.tells == 0.2 and agent.planner.pull == "avoid"
+    out.unlink()
+    for bad, why in (
+        ("tells=0", "tells must be"),
+        ("pull=far", "may only be 'avoid'"),
+        ("depth=3", "unknown planner"),
+        ("x", "key=value"),
+    ):
+        with pytest.raises(SystemExit):
+            main(["--network", two, "--no-head", "--out", str(out), "--planner", bad])
+        assert why in capsys.readouterr().err
+        assert not out.exists()

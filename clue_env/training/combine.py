@@ -15,6 +15,11 @@ atomically, so a refused call leaves no file.
 
 ``--no-head`` (instead of ``--head``) writes the network alone, without any head: how a network
 file such as ``models/clue_ppo_2p.pt`` is cut out of a run whose policy carries its ``init``'s head.
+
+``--planner tells=0.35,pull=avoid`` sets the file's ``meta["planner"]``: the ``deduction`` planner a
+network that reads planner inputs (``room_values`` 1-4) gets in play (``tells`` a number in (0, 1],
+``pull`` only ``avoid``; the ``ppo`` agent checks it again when it loads the file). A bad one is
+refused before anything is written.
 """
 
 from __future__ import annotations
@@ -35,9 +40,36 @@ def _sha256(path: str) -> str:
     return h.hexdigest()
 
 
-def combine_policy(network_path: str, head_path: str | None, out_path: str, command: str = "") -> dict[str, Any]:
+def parse_planner(text: str) -> dict[str, Any]:
+    """``tells=0.35,pull=avoid`` -> ``{"tells": 0.35, "pull": "avoid"}``; ``ValueError`` saying what is wrong."""
+    out: dict[str, Any] = {}
+    for item in text.split(","):
+        key, eq, value = (x.strip() for x in item.partition("="))
+        if not eq or not key:
+            raise ValueError(f"bad planner item {item!r} in {text!r}: write key=value, e.g. tells=0.35,pull=avoid")
+        if key == "tells":
+            try:
+                lr = float(value)
+            except ValueError:
+                lr = float("nan")
+            if not 0.0 < lr <= 1.0:
+                raise ValueError(f"planner tells must be a number in (0, 1], got {value!r}")
+            out[key] = lr
+        elif key == "pull":
+            if value != "avoid":
+                raise ValueError(f"planner pull may only be 'avoid' (the mode a network reads), got {value!r}")
+            out[key] = value
+        else:
+            raise ValueError(f"unknown planner parameter {key!r}: known tells, pull")
+    return out
+
+
+def combine_policy(
+    network_path: str, head_path: str | None, out_path: str, command: str = "", planner: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Write ``out_path``: the network of ``network_path`` with the accusation head of
-    ``head_path`` (``None``: with no head at all); returns the new file's meta. Raises
+    ``head_path`` (``None``: with no head at all), and with ``planner`` (see :func:`parse_planner`)
+    as its ``meta["planner"]`` when given; returns the new file's meta. Raises
     :class:`CheckpointError` (naming the file) for a missing, corrupt or foreign file, and for a
     head file that holds no head."""
     net, net_meta = load_policy(network_path)
@@ -47,6 +79,8 @@ def combine_policy(network_path: str, head_path: str | None, out_path: str, comm
             raise CheckpointError(f"{head_path!r} holds no accusation head (fit one with an 'accusation:' config in train.py)")
         head = read_policy_file(head_path)["accusation"]
     meta = dict(net_meta)
+    if planner is not None:
+        meta["planner"] = dict(planner)
     meta["combined"] = {
         "network": network_path,
         "network_sha256": _sha256(network_path),
@@ -65,10 +99,17 @@ def main(argv: list[str] | None = None) -> int:
     which.add_argument("--head", help="the policy file whose accusation head is kept")
     which.add_argument("--no-head", action="store_true", help="write the network alone, with no accusation head")
     ap.add_argument("--out", required=True, help="the new policy file (written atomically)")
+    ap.add_argument(
+        "--planner", default=None, help="set meta['planner'], e.g. tells=0.35,pull=avoid (default: the network file's)"
+    )
     args = ap.parse_args(argv)
     command = "python -m clue_env.training.combine " + " ".join(sys.argv[1:] if argv is None else argv)
     try:
-        combine_policy(args.network, args.head, args.out, command=command)
+        planner = None if args.planner is None else parse_planner(args.planner)
+    except ValueError as e:
+        ap.error(str(e))
+    try:
+        combine_policy(args.network, args.head, args.out, command=command, planner=planner)
     except CheckpointError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
