@@ -318,8 +318,9 @@ def test_bad_accusation_config_is_refused_before_any_work(tmp_path):
     with pytest.raises(TrainConfigError, match="unknown key"):
         load_train_config({"accusation": {"gamez": 3}})
     with pytest.raises(TrainConfigError, match="accusation.features"):
-        load_train_config({"accusation": {"features": 6}})
+        load_train_config({"accusation": {"features": 7}})
     assert load_train_config({"accusation": {"features": 5}}).accusation.features == 5  # the opponent simulation
+    assert load_train_config({"accusation": {"features": 6}}).accusation.features == 6  # + the tell posterior
     import train
 
     cfg = tmp_path / "typo.yaml"
