@@ -97,30 +97,16 @@ def _net(path: str) -> Any:
     return _load(path)[0]
 
 
-#: the planner parameters a policy file's ``meta["planner"]`` may set (``pull``: only ``"avoid"``,
-#: the one mode its suggestion scores carry, see ``DeductionAgent.suggest_scores``)
-PLANNER_KEYS = ("tells", "pull")
-
-
 def planner_kwargs(meta: dict[str, Any], path: str) -> dict[str, Any]:
     """The ``deduction`` planner's parameters from a policy file's ``meta`` (``{}``: the default
-    planner); a :class:`CheckpointError` naming the file for anything else."""
-    from clue_env.training.checkpoint import CheckpointError
+    planner); a :class:`CheckpointError` naming the file for anything else
+    (:func:`clue_env.training.checkpoint.check_planner`)."""
+    from clue_env.training.checkpoint import CheckpointError, check_planner
 
-    spec = meta.get("planner", {})
-    if not isinstance(spec, dict) or any(k not in PLANNER_KEYS for k in spec):
-        raise CheckpointError(f"{path!r}: meta['planner'] must be a mapping of {', '.join(PLANNER_KEYS)}, got {spec!r}")
-    if "pull" in spec and spec["pull"] != "avoid":
-        got = spec["pull"]
-        raise CheckpointError(f"{path!r}: meta['planner']['pull'] may only be 'avoid' (what the network reads), got {got!r}")
-    if spec:
-        from .deduction import DeductionAgent
-
-        try:
-            DeductionAgent(0, 2, "classic", seed=0, **spec)
-        except ValueError as e:
-            raise CheckpointError(f"{path!r}: bad planner in meta['planner']: {e}") from None
-    return dict(spec)
+    try:
+        return check_planner(meta.get("planner", {}))
+    except ValueError as e:
+        raise CheckpointError(f"{path!r}: meta['planner'] {e}") from None
 
 
 def _load(path: str) -> tuple[Any, Any, dict[str, Any]]:

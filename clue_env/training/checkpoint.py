@@ -33,6 +33,27 @@ class CheckpointError(ClueError, ValueError):
     """A policy file that cannot be used (missing, corrupt, foreign or for another layout)."""
 
 
+#: the planner parameters a policy file's ``meta["planner"]`` may set: ``tells`` (a number in (0, 1])
+#: and ``pull`` (only ``"avoid"``, the one mode the planner's suggestion scores carry); the ``ppo``
+#: agent builds a ``deduction`` planner of its own seat from them
+PLANNER_KEYS = ("tells", "pull")
+
+
+def check_planner(spec: Any) -> dict[str, Any]:
+    """``spec`` as a policy file's ``meta["planner"]``, checked; ``ValueError`` saying what is wrong."""
+    if not isinstance(spec, dict):
+        raise ValueError(f"must be a mapping of {', '.join(PLANNER_KEYS)}, got {spec!r}")
+    unknown = [k for k in spec if k not in PLANNER_KEYS]
+    if unknown:
+        raise ValueError(f"must be a mapping of {', '.join(PLANNER_KEYS)}: unknown planner parameter {unknown[0]!r}")
+    tells = spec.get("tells", 1.0)
+    if isinstance(tells, bool) or not isinstance(tells, (int, float)) or not 0.0 < float(tells) <= 1.0:
+        raise ValueError(f"tells must be a number in (0, 1], got {tells!r}")
+    if "pull" in spec and spec["pull"] != "avoid":
+        raise ValueError(f"pull may only be 'avoid' (the mode a network reads), got {spec['pull']!r}")
+    return dict(spec)
+
+
 def save_policy(path: str, net: Any, meta: dict[str, Any] | None = None, accusation: Any = None) -> None:
     """Write ``net`` (a CluePolicyNet), ``meta`` and the optional accusation head (an
     ``AccusationNet``, or its :func:`~clue_env.training.accusation_net.accusation_state` data)
@@ -300,6 +321,8 @@ def apply_ppo_checkpoint(path: str, model: Any, data: dict[str, Any]) -> None:
 
 
 __all__ = [
+    "PLANNER_KEYS",
+    "check_planner",
     "CheckpointError",
     "apply_ppo_checkpoint",
     "atomic_torch_save",

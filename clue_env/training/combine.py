@@ -29,7 +29,7 @@ import hashlib
 import sys
 from typing import Any
 
-from .checkpoint import CheckpointError, load_accusation, load_policy, read_policy_file, save_policy
+from .checkpoint import CheckpointError, check_planner, load_accusation, load_policy, read_policy_file, save_policy
 
 
 def _sha256(path: str) -> str:
@@ -41,27 +41,18 @@ def _sha256(path: str) -> str:
 
 
 def parse_planner(text: str) -> dict[str, Any]:
-    """``tells=0.35,pull=avoid`` -> ``{"tells": 0.35, "pull": "avoid"}``; ``ValueError`` saying what is wrong."""
+    """``tells=0.35,pull=avoid`` -> ``{"tells": 0.35, "pull": "avoid"}``, checked as a policy file's
+    planner is (:func:`~clue_env.training.checkpoint.check_planner`); ``ValueError`` saying what is wrong."""
     out: dict[str, Any] = {}
     for item in text.split(","):
         key, eq, value = (x.strip() for x in item.partition("="))
         if not eq or not key:
             raise ValueError(f"bad planner item {item!r} in {text!r}: write key=value, e.g. tells=0.35,pull=avoid")
-        if key == "tells":
-            try:
-                lr = float(value)
-            except ValueError:
-                lr = float("nan")
-            if not 0.0 < lr <= 1.0:
-                raise ValueError(f"planner tells must be a number in (0, 1], got {value!r}")
-            out[key] = lr
-        elif key == "pull":
-            if value != "avoid":
-                raise ValueError(f"planner pull may only be 'avoid' (the mode a network reads), got {value!r}")
-            out[key] = value
-        else:
-            raise ValueError(f"unknown planner parameter {key!r}: known tells, pull")
-    return out
+        try:
+            out[key] = float(value) if key == "tells" else value
+        except ValueError:
+            out[key] = value  # refused below, with the value named
+    return check_planner(out)
 
 
 def combine_policy(
