@@ -293,6 +293,11 @@ def tell_knowledge(k: Knowledge, race: RaceTracker, me: int) -> tuple[Knowledge 
     return k2, applied
 
 
+def _namers(race: RaceTracker, me: int) -> list[int]:
+    """The opponents of ``me`` that have named a suspect or weapon in a suggestion."""
+    return [s for s in range(race.n) if s != me and race.names[s, :ROOM_BASE].any()]
+
+
 def weighted_tell_posterior(
     k: Knowledge, race: RaceTracker, me: int, lr: float = TELL_WEIGHT
 ) -> tuple[dict[tuple[int, ...], float], float | None, int]:
@@ -303,16 +308,11 @@ def weighted_tell_posterior(
     the deals' mean weight, how many opponents named anything); ({}, None, that number) when the
     deals are too many to count (then no accusation can pay yet, as with the plain posterior).
     The seat's own suggestions and rooms weigh nothing. ``k`` is not changed."""
-    n = race.n
     weight = np.ones((k.H, k.C))
-    applied = 0
-    for s in range(n):
-        if s == me:
-            continue
-        named = race.names[s, :ROOM_BASE]
-        if named.any():
-            applied += 1
-            weight[s, :ROOM_BASE] = lr**named
+    namers = _namers(race, me)
+    for s in namers:
+        weight[s, :ROOM_BASE] = lr ** race.names[s, :ROOM_BASE]
+    applied = len(namers)
     try:
         post, total, number = k.weighted_triples(weight, EXACT_BUDGET)
     except (BudgetExceeded, Contradiction):
@@ -469,7 +469,7 @@ def head_inputs(
             tell_how: bool | None = True if mean_weight is not None else None
         else:  # not counted exactly: left out, as the plain posterior's inputs say
             tell, mean_weight, tell_how = {}, None, None
-            applied = sum(1 for s in range(num_players) if s != seat and race.names[s, :ROOM_BASE].any())
+            applied = len(_namers(race, seat))
         # tell_features reads log(tell_total / total) / 10 (tell_total clipped at 1 for counts): here
         # the log of the deals' mean weight, how much less likely the evidence is under the tells
         inv = None if mean_weight is None else 1.0 / max(mean_weight, 1e-300)
