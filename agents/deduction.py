@@ -30,7 +30,10 @@ tells the table: it chooses the suggestion that maximises its own expected infor
 :func:`public_information`), a number from 0 to :data:`MAX_DENY`; movement is unchanged;
 ``tells`` (default 1: off), an experiment on reading the opponents' suggestions (R26, R31): the deals
 it draws are drawn again with weight ``tells`` per suspect or weapon an opponent named while holding
-it in that deal (``deduction`` itself names its own cards less often than chance), a number in (0, 1].
+it in that deal (``deduction`` itself names its own cards less often than chance), a number in (0, 1];
+``shows`` (default ``any``), an experiment on the outcome model of its information estimate (R27):
+``any`` expects a refuter to show any matching card, ``repeat`` expects it to show again a card it has
+already shown this seat when it can (as ``deduction`` refuters do), so naming such a card tells nothing.
 Bad values are refused at construction (ValueError naming them).
 """
 
@@ -108,11 +111,21 @@ def _refuter_distances(samples: np.ndarray, me: int, n: int) -> tuple[np.ndarray
     return ds, dw, dr, np.minimum(np.minimum(ds, dw), dr)
 
 
-def information_gain(samples: np.ndarray, me: int, n: int, rng: np.random.Generator, env_loc: int | None = None) -> np.ndarray:
+def information_gain(
+    samples: np.ndarray,
+    me: int,
+    n: int,
+    rng: np.random.Generator,
+    env_loc: int | None = None,
+    repeat: np.ndarray | None = None,
+) -> np.ndarray:
     """Expected information about the envelope of every suggestion (s, w, r), shape (6, 6, 9).
 
     ``samples``: (S, 21) card locations: seats ``0..n-1`` (the only possible refuters), then any
     extra holder (the 2023 board), then the envelope ``env_loc`` (default: the largest location).
+    The refuter shows one of its matching cards uniformly (R27), unless ``repeat`` (bool, per card:
+    a card some seat has shown ``me``) is given: then a refuter that has shown ``me`` a matching
+    card shows that one again, the lowest-numbered if several (what ``deduction`` refuters do).
     """
     if env_loc is None:
         env_loc = n
@@ -131,6 +144,10 @@ def information_gain(samples: np.ndarray, me: int, n: int, rng: np.random.Genera
     label = np.where(c & (pick == a.astype(np.int8) + b), ROOM_BASE + r_idx, label)
     label = np.where(b & (pick == a.astype(np.int8)), WEAPON_BASE + w_idx, label)
     label = np.where(a & (pick == 0), s_idx, label)
+    if repeat is not None:  # a card shown to me is held by whoever showed it, in every deal
+        label = np.where(c & repeat[ROOM_BASE:][None, None, None, :], ROOM_BASE + r_idx, label)
+        label = np.where(b & repeat[WEAPON_BASE:ROOM_BASE][None, None, :, None], WEAPON_BASE + w_idx, label)
+        label = np.where(a & repeat[:N_SUSPECTS][None, :, None, None], s_idx, label)
     gain = _expected_gain(label.reshape(S, -1), samples == env_loc)  # (324,)
     return gain.reshape(N_SUSPECTS, N_WEAPONS, N_ROOMS)
 
@@ -191,6 +208,8 @@ MAX_DENY = 10.0
 TELL_OVERSAMPLE = 4
 #: the ``plan`` experiment's modes (see the module docstring)
 PLAN_MODES = ("roll", "move")
+#: ``shows``: how its information estimate expects a refuter to choose (R27)
+SHOWS_MODES = ("any", "repeat")
 
 
 def _int_param(name: str, value: Any, lo: int, hi: int) -> int:
@@ -217,7 +236,11 @@ class DeductionAgent(Agent):
         plan: str | None = None,
         deny: float = 0.0,
         tells: float = 1.0,
+        shows: str = "any",
     ) -> None:
+        if shows not in SHOWS_MODES:
+            raise ValueError(f"shows must be one of {', '.join(SHOWS_MODES)}, got {shows!r}")
+        self.shows = shows
         if isinstance(tells, bool) or not isinstance(tells, (int, float)) or not 0.0 < float(tells) <= 1.0:
             raise ValueError(f"tells must be a number in (0, 1], got {tells!r}")
         #: likelihood ratio of "an opponent holds a suspect or weapon it named" (1: named cards say nothing)
@@ -254,6 +277,7 @@ class DeductionAgent(Agent):
         self._posterior_version = -1
         self._best_triple: tuple[tuple[int, int, int], float] | None = None
         self._peek = 0.0
+        self._shown_to_me: tuple = ()
 
     # ------------------------------------------------------------------ knowledge
     def _knowledge(self, view: SeatView):
@@ -261,6 +285,7 @@ class DeductionAgent(Agent):
         if self.witness is None:
             self.witness = Witness(self.seat, list(view.hand), list(view.hand_sizes))
         self.witness.feed(view.events)
+        self._shown_to_me = view.shown_to_me
         return self.witness.knowledge
 
     def room_values(self, info: dict[str, Any]) -> np.ndarray:
@@ -292,7 +317,11 @@ class DeductionAgent(Agent):
                 self._gain = np.zeros((N_SUSPECTS, N_WEAPONS, N_ROOMS))
                 self._public = np.zeros((N_SUSPECTS, N_WEAPONS, N_ROOMS))
             else:
-                self._gain = information_gain(samples, self.seat, self.num_players, self.rng, k.ENV)
+                repeat = None
+                if self.shows == "repeat":
+                    repeat = np.zeros(N_CARDS, dtype=bool)
+                    repeat[[c for c, _by in self._shown_to_me]] = True
+                self._gain = information_gain(samples, self.seat, self.num_players, self.rng, k.ENV, repeat)
                 if self.deny:
                     self._public = public_information(samples, self.seat, self.num_players, k.ENV)
                 self._peek = 0.0

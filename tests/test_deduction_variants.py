@@ -40,6 +40,7 @@ BALLROOM = ROOMS.index("ballroom")
         ("deduction:tells=0", "tells must be a number in"),
         ("deduction:tells=1.5", "tells must be a number in"),
         ("deduction:tells=true", "tells must be a number in"),
+        ("deduction:shows=first", "shows must be one of any, repeat"),
     ],
 )
 def test_bad_experiment_parameters_are_refused_naming_them(spec, name):
@@ -50,6 +51,7 @@ def test_bad_experiment_parameters_are_refused_naming_them(spec, name):
 def test_plain_deduction_keeps_its_defaults():
     a = make_agent("deduction", seat=0, num_players=4)
     assert isinstance(a, DeductionAgent) and a.plan is None and a.pull is None and a.deny == 0.0 and a.tells == 1.0
+    assert a.shows == "any"
 
 
 def _values(agent: DeductionAgent, values: np.ndarray) -> None:
@@ -212,3 +214,55 @@ def test_R26_tells_keeps_the_deals_in_which_the_namer_does_not_hold_what_it_name
     a._events = (Suggest(seat=0, suspect=1, weapon=0, room=0),)
     kept = a._reweigh(np.repeat(deals, 25, axis=0))
     assert (kept[:, 1] == 4).any() and (kept[:, 1] == 2).any()
+
+
+def test_R27_shows_repeat_expects_a_refuter_to_show_again_what_it_showed_me():
+    """``shows=repeat``: a ``deduction`` refuter shows the suggester a card it has already shown it,
+    when it can (R27: the refuter chooses). Seat 1 has shown me the Wrench (weapon 5, card 11) and
+    holds Scarlet in one of two deals (in the other Scarlet is in the envelope). Naming Scarlet and the
+    Wrench: the uniform model expects seat 1 to show Scarlet half the time where it holds her, which
+    would tell where she is; with ``repeat`` it shows the Wrench again in both deals: nothing learnt."""
+    deals = _two_deals()
+    deals[:, 11] = 1  # the Wrench is seat 1's in both deals (it showed it to me)
+    deals[1, 0] = 1  # deal 1: Scarlet with seat 1 (deal 0: in the envelope)
+    repeat = np.zeros(21, dtype=bool)
+    repeat[11] = True
+    uniform = information_gain(np.repeat(deals, 200, axis=0), 0, 4, np.random.default_rng(0), env_loc=4)
+    again = information_gain(np.repeat(deals, 200, axis=0), 0, 4, np.random.default_rng(0), env_loc=4, repeat=repeat)
+    # Scarlet + the Wrench + the envelope's room (card 12)
+    assert uniform[0, 5, 0] > 0.1
+    assert again[0, 5, 0] == pytest.approx(0.0)
+    # a suggestion naming no card shown to me is scored as before: Scarlet, the envelope's weapon and room
+    assert again[0, 0, 0] == pytest.approx(uniform[0, 0, 0]) == pytest.approx(np.log(2))
+
+
+def test_shows_repeat_feeds_the_cards_shown_to_me_into_its_estimate():
+    """The agent marks exactly the cards of its view's ``shown_to_me`` (R31: what it was shown)."""
+    seen = {}
+
+    def spy(samples, me, n, rng, env_loc=None, repeat=None):
+        seen["repeat"] = repeat
+        return np.zeros((6, 6, N_ROOMS))
+
+    import agents.deduction as mod
+
+    a = make_agent("deduction:shows=repeat", seat=0, num_players=4, seed=1)
+    a.reset()
+    a._shown_to_me = ((11, 1), (3, 2))
+    k = SimpleNamespace(version=1, ENV=4, H=4, sample_deals=lambda *args, **kw: _two_deals())
+    orig = mod.information_gain
+    mod.information_gain = spy
+    try:
+        a._gains(k)
+    finally:
+        mod.information_gain = orig
+    assert seen["repeat"] is not None and sorted(np.flatnonzero(seen["repeat"])) == [3, 11]
+    b = make_agent("deduction", seat=0, num_players=4, seed=1)
+    b.reset()
+    b._shown_to_me = ((11, 1),)
+    mod.information_gain = spy
+    try:
+        b._gains(k)
+    finally:
+        mod.information_gain = orig
+    assert seen["repeat"] is None
