@@ -14,8 +14,9 @@ move action too, and with ``room_values=4`` its score of each suggestion as well
 ``deduction`` planner of the agent's own seat, fed the same observations and info (R31) and seeded
 from the agent's seed; the planner chooses nothing, the network makes every decision. A policy file
 whose ``meta`` has ``"planner": {"tells": LR}`` gets a ``deduction:tells=LR`` planner, and with
-``"pull": "avoid"`` too a ``deduction:tells=LR,pull=avoid`` one (the only planner parameters a file
-may set; anything else is refused with a :class:`CheckpointError`).
+``"pull": "avoid"`` too a ``deduction:tells=LR,pull=avoid`` one, and with ``"shows": "repeat"`` a planner
+whose information estimate expects a refuter to show again what it has shown the seat (the only planner
+parameters a file may set; anything else is refused with a :class:`CheckpointError`).
 
 The agent keeps its seat's policy features (:class:`clue_env.training.features.SeatFeatures`)
 from the observation and ``info["seat_view"].events`` it is handed, exactly as in training, and plays the

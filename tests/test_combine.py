@@ -85,11 +85,16 @@ def test_planner_option_sets_the_files_planner_and_a_bad_one_writes_nothing(tmp_
     _net, meta = load_policy(str(out))
     assert meta["planner"] == {"tells": 0.2, "pull": "avoid"}
     agent = make_agent(f"ppo:{out}", seat=1, num_players=2, rules="edition2023", seed=1)
-    assert agent.planner.tells == 0.2 and agent.planner.pull == "avoid"
+    assert agent.planner.tells == 0.2 and agent.planner.pull == "avoid" and agent.planner.shows == "any"
+    out.unlink()
+    assert main(["--network", two, "--no-head", "--out", str(out), "--planner", "tells=0.35,pull=avoid,shows=repeat"]) == 0
+    agent = make_agent(f"ppo:{out}", seat=0, num_players=2, rules="edition2023", seed=1)
+    assert agent.planner.shows == "repeat"
     out.unlink()
     for bad, why in (
         ("tells=0", "tells must be"),
         ("pull=far", "may only be 'avoid'"),
+        ("shows=first", "shows must be 'any' or 'repeat'"),
         ("depth=3", "unknown planner"),
         ("x", "key=value"),
     ):

@@ -34,9 +34,10 @@ class CheckpointError(ClueError, ValueError):
 
 
 #: the planner parameters a policy file's ``meta["planner"]`` may set: ``tells`` (a number in (0, 1])
-#: and ``pull`` (only ``"avoid"``, the one mode the planner's suggestion scores carry); the ``ppo``
-#: agent builds a ``deduction`` planner of its own seat from them
-PLANNER_KEYS = ("tells", "pull")
+#: ``pull`` (only ``"avoid"``, the one mode the planner's suggestion scores carry) and ``shows``
+#: (``"any"`` or ``"repeat"``, its information estimate's refuter model); the ``ppo`` agent builds a
+#: ``deduction`` planner of its own seat from them
+PLANNER_KEYS = ("tells", "pull", "shows")
 
 
 def check_planner(spec: Any) -> dict[str, Any]:
@@ -51,6 +52,8 @@ def check_planner(spec: Any) -> dict[str, Any]:
         raise ValueError(f"tells must be a number in (0, 1], got {tells!r}")
     if "pull" in spec and spec["pull"] != "avoid":
         raise ValueError(f"pull may only be 'avoid' (the mode a network reads), got {spec['pull']!r}")
+    if "shows" in spec and spec["shows"] not in ("any", "repeat"):
+        raise ValueError(f"shows must be 'any' or 'repeat', got {spec['shows']!r}")
     return dict(spec)
 
 
