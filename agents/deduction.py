@@ -277,7 +277,6 @@ class DeductionAgent(Agent):
         self._posterior_version = -1
         self._best_triple: tuple[tuple[int, int, int], float] | None = None
         self._peek = 0.0
-        self._shown_to_me: tuple = ()
 
     # ------------------------------------------------------------------ knowledge
     def _knowledge(self, view: SeatView):
@@ -285,7 +284,6 @@ class DeductionAgent(Agent):
         if self.witness is None:
             self.witness = Witness(self.seat, list(view.hand), list(view.hand_sizes))
         self.witness.feed(view.events)
-        self._shown_to_me = view.shown_to_me
         return self.witness.knowledge
 
     def room_values(self, info: dict[str, Any]) -> np.ndarray:
@@ -318,9 +316,9 @@ class DeductionAgent(Agent):
                 self._public = np.zeros((N_SUSPECTS, N_WEAPONS, N_ROOMS))
             else:
                 repeat = None
-                if self.shows == "repeat":
+                if self.shows == "repeat" and self.witness is not None:
                     repeat = np.zeros(N_CARDS, dtype=bool)
-                    repeat[[c for c, _by in self._shown_to_me]] = True
+                    repeat[list(self.witness.shown_to_me)] = True
                 self._gain = information_gain(samples, self.seat, self.num_players, self.rng, k.ENV, repeat)
                 if self.deny:
                     self._public = public_information(samples, self.seat, self.num_players, k.ENV)

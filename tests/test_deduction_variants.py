@@ -237,7 +237,7 @@ def test_R27_shows_repeat_expects_a_refuter_to_show_again_what_it_showed_me():
 
 
 def test_shows_repeat_feeds_the_cards_shown_to_me_into_its_estimate():
-    """The agent marks exactly the cards of its view's ``shown_to_me`` (R31: what it was shown)."""
+    """The agent marks exactly the cards shown to it (its witness's ``shown_to_me``; R31: what it was shown)."""
     seen = {}
 
     def spy(samples, me, n, rng, env_loc=None, repeat=None):
@@ -248,7 +248,7 @@ def test_shows_repeat_feeds_the_cards_shown_to_me_into_its_estimate():
 
     a = make_agent("deduction:shows=repeat", seat=0, num_players=4, seed=1)
     a.reset()
-    a._shown_to_me = ((11, 1), (3, 2))
+    a.witness = SimpleNamespace(shown_to_me={11: 1, 3: 2})
     k = SimpleNamespace(version=1, ENV=4, H=4, sample_deals=lambda *args, **kw: _two_deals())
     orig = mod.information_gain
     mod.information_gain = spy
@@ -259,7 +259,7 @@ def test_shows_repeat_feeds_the_cards_shown_to_me_into_its_estimate():
     assert seen["repeat"] is not None and sorted(np.flatnonzero(seen["repeat"])) == [3, 11]
     b = make_agent("deduction", seat=0, num_players=4, seed=1)
     b.reset()
-    b._shown_to_me = ((11, 1),)
+    b.witness = SimpleNamespace(shown_to_me={11: 1})
     mod.information_gain = spy
     try:
         b._gains(k)
