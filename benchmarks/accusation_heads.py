@@ -9,7 +9,9 @@ chosen (``--lineups``, default all) this prints:
 * the recorded seat's win rate, and the **headroom**: the share of its seat-games lost while its most
   likely triple was right at its last chance to accuse (an oracle that knew it was the last chance
   would have won those), and at any chance;
-* for every head in ``--heads`` (policy files; the head must read the run's feature set): its gain in
+* for every head in ``--heads`` (policy files whose head reads the run's feature set, or a set inside it:
+  set 1 inside sets 2 and 3, set 3 inside set 5, set 5 inside set 6, so that the shipped set-3 head can be
+  replayed on a set-5 recording; any other head is refused with a message naming both sets): its gain in
   win rate over waiting, with a 95% interval, how often it accuses before proof and how often rightly,
   and its paired difference from the first head on the same seat-games;
 * with ``--compare RUN``: the recorded seat's wins against those of ``RUN``'s recorded seat on the same
@@ -44,8 +46,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from accusation_features import load_run  # noqa: E402
+from accusation_features import as_baseline, load_run  # noqa: E402
 
+from clue_env.training.accusation import FEATURE_SETS  # noqa: E402
 from clue_env.training.accusation_fit import (  # noqa: E402
     Trajectory,
     as_played,
@@ -100,6 +103,26 @@ def load_head(path: str) -> Any:
     return accusation_from_state(data)
 
 
+#: (head's feature set, recorded feature set) pairs whose inputs are columns of the recording
+#: (accusation_features.baseline_columns)
+INSIDE = {(1, 2), (1, 3), (3, 5), (5, 6)}
+
+
+def for_head(path: str, head: Any, trajs: list[Trajectory]) -> list[Trajectory]:
+    """``trajs`` as ``head`` (from the file ``path``) reads them: as recorded when it reads the recorded
+    feature set, else the columns of its own set inside the recording; a head of any other set is refused."""
+    recorded = FEATURE_SETS[trajs[0].x.shape[1]]
+    wants = FEATURE_SETS[head.inputs]
+    if wants == recorded:
+        return trajs
+    if (wants, recorded) not in INSIDE:
+        raise SystemExit(
+            f"{path}: its head reads feature set {wants}, the run recorded set {recorded}; a head can be replayed on "
+            f"a recording of its own set or of a set that holds its inputs (1 in 2 or 3, 3 in 5, 5 in 6)"
+        )
+    return as_baseline(trajs, wants)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--run", type=Path, required=True, help="a run directory whose accusation stage recorded games")
@@ -141,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
         report["compare"] = compare(args.compare, trajs)
     ref = None
     for path in heads:
-        values, row = replay(load_head(path), trajs)
+        head = load_head(path)
+        values, row = replay(head, for_head(path, head, trajs))
         row["head"] = path
         line = f"  {path}: {row['gain']:+.2%} ± {row['ci95']:.2%} over waiting; accuses early in {row['accuses_early']:.1%}"
         line += f" of seat-games, right {row['right_when_early']:.1%}"
@@ -154,7 +178,12 @@ def main(argv: list[str] | None = None) -> int:
         print(line)
         report["heads"].append(row)
     if args.cv is not None:
-        report["cv"] = cross_check(args.cv, trajs, load_head(heads[0]))
+        first = load_head(heads[0])
+        if FEATURE_SETS[first.inputs] != FEATURE_SETS[trajs[0].x.shape[1]]:
+            raise SystemExit(
+                f"--cv refits the run's own feature set and compares it with the first head: {heads[0]} reads another"
+            )
+        report["cv"] = cross_check(args.cv, trajs, first)
     if args.json:
         atomic_write_text(args.json, json.dumps(report, indent=2))
     return 0

@@ -41,9 +41,9 @@ def _trajectories(n: int = 40) -> list[Trajectory]:
     return out
 
 
-def _head(path: str, accuse: bool) -> str:
+def _head(path: str, accuse: bool, inputs: int = WIDTH) -> str:
     """A policy file whose head always (or never) accuses: its outputs are constant biases."""
-    net = AccusationNet(hidden=8, inputs=WIDTH)
+    net = AccusationNet(hidden=8, inputs=inputs)
     with torch.no_grad():
         for part, bias in ((net.stop, 5.0 if accuse else -5.0), (net.cont, 0.0)):
             for p in part.parameters():
@@ -142,3 +142,26 @@ def test_held_out_games_are_drawn_over_the_whole_recording_before_line_ups_are_c
     held = held_out_games(trajs, 3, 0.25)  # the run's seed and share, over both line-ups' games
     assert json.loads(out.read_text())["headroom"]["seat_games"] == len(held & {t.game for t in trajs[20:]})
     assert held & {t.game for t in trajs[20:]} != held_out_games(trajs[20:], 3, 0.25)  # a redraw would differ here
+
+
+def test_a_head_of_a_set_inside_the_recorded_one_is_replayed_on_its_own_columns(tmp_path):
+    """The shipped set-3 head on a set-5 recording: it reads set 3's columns (set 5 appends the opponents'
+    simulated progress), so an always-accusing set-3 head replays exactly as an always-accusing set-5 one."""
+    trajs = _trajectories()
+    run = _run(tmp_path, trajs)
+    five, three = _head(str(tmp_path / "five.pt"), True), _head(str(tmp_path / "three.pt"), True, stop_size(3))
+    out = tmp_path / "heads.json"
+    assert accusation_heads.main(["--run", run, "--heads", f"{five},{three}", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["heads"]
+    assert rows[1]["gain"] == pytest.approx(rows[0]["gain"]) and rows[1]["vs_first"] == 0.0
+    assert rows[1]["accuses_early"] == 1.0
+
+
+def test_a_head_the_recording_cannot_feed_is_refused_with_both_feature_sets_named(tmp_path):
+    run = _run(tmp_path, _trajectories())
+    six = _head(str(tmp_path / "six.pt"), True, stop_size(6))
+    with pytest.raises(SystemExit, match="reads feature set 6, the run recorded set 5"):
+        accusation_heads.main(["--run", run, "--heads", six])
+    three = _head(str(tmp_path / "three.pt"), True, stop_size(3))
+    with pytest.raises(SystemExit, match="--cv refits the run's own feature set"):
+        accusation_heads.main(["--run", run, "--heads", three, "--cv", run])
