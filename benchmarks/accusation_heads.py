@@ -14,6 +14,8 @@ chosen (``--lineups``, default all) this prints:
   replayed on a set-5 recording; any other head is refused with a message naming both sets): its gain in
   win rate over waiting, with a 95% interval, how often it accuses before proof and how often rightly,
   and its paired difference from the first head on the same seat-games;
+* with ``--average``: the same for the rule that accuses where the mean of the heads' stop-minus-wait
+  logits is above zero (an ensemble of heads, each reading its own feature set's columns);
 * with ``--compare RUN``: the recorded seat's wins against those of ``RUN``'s recorded seat on the same
   games (same game seeds and seat), paired: two agents on the same deals;
 * with ``--cv BASE``: a two-fold check of refitting. The recorded seat-games of ``--run`` are split in
@@ -48,7 +50,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from accusation_features import as_baseline, load_run  # noqa: E402
 
-from clue_env.training.accusation import FEATURE_SETS  # noqa: E402
+from clue_env.training.accusation import FEATURE_SETS, TRIPLE_WIDTH  # noqa: E402
 from clue_env.training.accusation_fit import (  # noqa: E402
     Trajectory,
     as_played,
@@ -79,7 +81,33 @@ def replay(head: Any, trajs: list[Trajectory]) -> tuple[np.ndarray, dict[str, fl
     """Per seat-game: the win under ``head`` (0/1); and its gain over waiting, the 95% half-width, how often it
     accuses before proof and how often that accusation is right."""
     trajs = as_played(head, trajs)  # sets 4 and 6: right or wrong is the scorer's own pick
-    stops = stop_decisions(head, trajs)
+    return score(trajs, stop_decisions(head, trajs))
+
+
+def margins(head: Any, trajs: list[Trajectory]) -> list[np.ndarray]:
+    """Per seat-game, at each opportunity: the head's stop logit minus its wait logit (it accuses where > 0)."""
+    import torch
+
+    with torch.inference_mode():
+        return [(head.stop(torch.from_numpy(t.x)) - head.cont(torch.from_numpy(t.x))).squeeze(-1).numpy() for t in trajs]
+
+
+def averaged(paths: list[str], heads: list[Any], trajs: list[Trajectory]) -> tuple[np.ndarray, dict[str, float]]:
+    """:func:`replay` for the rule "accuse where the mean of the heads' margins is > 0" (each head reading its
+    own feature set's columns, :func:`for_head`). Only heads that accuse the likeliest triple (no second
+    posterior in their triple scorer) can be averaged: their accusations are the same triple."""
+    for path, head in zip(paths, heads):
+        if TRIPLE_WIDTH[FEATURE_SETS[head.inputs]] != 2:
+            raise SystemExit(
+                f"{path}: its head's triple scorer may pick another triple than the likeliest; --average cannot mix it"
+            )
+    per_head = [margins(h, for_head(p, h, trajs)) for p, h in zip(paths, heads)]
+    stops = [np.mean(ms, axis=0) > 0 for ms in zip(*per_head)]
+    return score(trajs, stops)
+
+
+def score(trajs: list[Trajectory], stops: list[np.ndarray]) -> tuple[np.ndarray, dict[str, float]]:
+    """The wins of the accuse-now decisions ``stops`` along ``trajs``, and their summary (see :func:`replay`)."""
     values, _ = realised_values(trajs, stops)
     d = values - np.array([t.won for t in trajs])
     early = sum(bool(s.any()) for s in stops)
@@ -137,6 +165,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--held-out-only", action="store_true", help="only --run's held-out games (its stage's split)")
     ap.add_argument("--cv", type=Path, default=None, help="a run whose training games a refitted head starts from (see above)")
+    ap.add_argument(
+        "--average",
+        action="store_true",
+        help="also replay the mean of --heads: accuse where the mean of their stop-minus-wait logits is > 0",
+    )
     ap.add_argument("--json", default="", help="write the figures here")
     args = ap.parse_args(argv)
 
@@ -176,6 +209,20 @@ def main(argv: list[str] | None = None) -> int:
             row["vs_first"], row["vs_first_ci95"] = float(d.mean()), half(d)
             line += f"; vs the first {d.mean():+.2%} ± {half(d):.2%}"
         print(line)
+        report["heads"].append(row)
+    if args.average:
+        if len(heads) < 2:
+            raise SystemExit("--average needs at least two --heads")
+        values, row = averaged(heads, [load_head(p) for p in heads], trajs)
+        row["head"] = "mean of " + ",".join(heads)
+        assert ref is not None
+        d = values - ref
+        row["vs_first"], row["vs_first_ci95"] = float(d.mean()), half(d)
+        print(
+            f"  the mean of the {len(heads)} heads: {row['gain']:+.2%} ± {row['ci95']:.2%} over waiting; accuses early in "
+            f"{row['accuses_early']:.1%} of seat-games, right {row['right_when_early']:.1%}; "
+            f"vs the first {d.mean():+.2%} ± {half(d):.2%}"
+        )
         report["heads"].append(row)
     if args.cv is not None:
         first = load_head(heads[0])

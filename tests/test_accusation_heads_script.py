@@ -165,3 +165,36 @@ def test_a_head_the_recording_cannot_feed_is_refused_with_both_feature_sets_name
     three = _head(str(tmp_path / "three.pt"), True, stop_size(3))
     with pytest.raises(SystemExit, match="--cv refits the run's own feature set"):
         accusation_heads.main(["--run", run, "--heads", three, "--cv", run])
+
+
+def test_the_mean_of_heads_accuses_where_their_mean_margin_is_above_zero(tmp_path):
+    """``--average``: an always-accusing head (margin +5) with another gives the other's decisions when that one
+    never accuses (mean 0: it waits) and its own when both always accuse; a set-3 head reads its own columns."""
+    run = _run(tmp_path, _trajectories())
+    never, always = _head(str(tmp_path / "never.pt"), False), _head(str(tmp_path / "always.pt"), True)
+    always3 = _head(str(tmp_path / "always3.pt"), True, stop_size(3))
+    out = tmp_path / "mean.json"
+    assert accusation_heads.main(["--run", run, "--heads", f"{never},{always}", "--average", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["heads"]
+    assert rows[2]["head"].startswith("mean of ") and rows[2]["accuses_early"] == 0.0
+    assert rows[2]["gain"] == pytest.approx(rows[0]["gain"]) and rows[2]["vs_first"] == 0.0
+    assert accusation_heads.main(["--run", run, "--heads", f"{always},{always3}", "--average", "--json", str(out)]) == 0
+    rows = json.loads(out.read_text())["heads"]
+    assert rows[2]["accuses_early"] == 1.0 and rows[2]["gain"] == pytest.approx(rows[0]["gain"])
+
+
+def test_average_refuses_one_head_and_a_head_whose_scorer_picks_its_own_triple(tmp_path):
+    run = _run(tmp_path, _trajectories())
+    always = _head(str(tmp_path / "always.pt"), True)
+    with pytest.raises(SystemExit, match="at least two"):
+        accusation_heads.main(["--run", run, "--heads", always, "--average"])
+    six = tmp_path / "run6"
+    trajs = [
+        Trajectory(t.game, t.seat, np.zeros((len(t.x), stop_size(6)), np.float32), t.correct,
+                   np.zeros((len(t.x), TOP_TRIPLES, 3), np.float32), t.label, t.won)
+        for t in _trajectories()
+    ]  # fmt: skip
+    run6 = _run(tmp_path, trajs, name=six.name)
+    h6 = _head(str(tmp_path / "six.pt"), True, stop_size(6))
+    with pytest.raises(SystemExit, match="--average cannot mix it"):
+        accusation_heads.main(["--run", run6, "--heads", f"{h6},{h6}", "--average"])
