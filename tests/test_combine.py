@@ -102,3 +102,68 @@ def test_planner_option_sets_the_files_planner_and_a_bad_one_writes_nothing(tmp_
             main(["--network", two, "--no-head", "--out", str(out), "--planner", bad])
         assert why in capsys.readouterr().err
         assert not out.exists()
+
+
+def _head_file(tmp_path, name: str, features: int, seed: int, hidden: int = 16) -> str:
+    """A policy file (the shipped network) with a random accusation head of feature set ``features``."""
+    from clue_env.training.accusation import stop_size
+    from clue_env.training.accusation_net import AccusationNet
+
+    torch.manual_seed(seed)
+    head = AccusationNet(hidden=hidden, inputs=stop_size(features))
+    with torch.no_grad():
+        head.triple.weight.copy_(torch.tensor([[0.7, 0.3]]) + seed)
+    net, meta = load_policy(SHIPPED_POLICY)
+    path = str(tmp_path / name)
+    save_policy(path, net, meta, accusation=head)
+    return path
+
+
+def test_several_heads_are_bagged_into_one_whose_margin_is_the_mean_of_theirs_cli(tmp_path, capsys):
+    """``--head A,B``: a set-3 head beside a set-5 one reads set 3's columns (the first ones); the bag's
+    stop-minus-wait logit is the mean of the two heads' at any input; the triple scorer is the first head's."""
+    from clue_env.training.accusation import stop_size
+    from clue_env.training.accusation_net import Bag, members_of
+
+    three, five = _head_file(tmp_path, "three.pt", 3, 1), _head_file(tmp_path, "five.pt", 5, 2)
+    out = str(tmp_path / "bag.pt")
+    assert main(["--network", SHIPPED_POLICY, "--head", f"{three},{five}", "--out", out]) == 0
+    assert f"the accusation head of {three},{five}" in capsys.readouterr().out
+    bag, a, b = load_accusation(out), load_accusation(three), load_accusation(five)
+    assert bag.inputs == stop_size(5) and isinstance(bag.stop, Bag) and len(members_of(bag.cont)) == 2
+    x = torch.rand(64, stop_size(5))
+    with torch.no_grad():
+        got = (bag.stop(x) - bag.cont(x)).squeeze(-1)
+        want = ((a.stop(x[:, : stop_size(3)]) - a.cont(x[:, : stop_size(3)])) + (b.stop(x) - b.cont(x))).squeeze(-1) / 2
+    assert torch.allclose(got, want, atol=1e-5)
+    assert torch.equal(bag.triple.weight, a.triple.weight)
+    meta = load_policy(out)[1]["combined"]
+    assert meta["head"] == [three, five] and len(meta["head_sha256"]) == 2
+
+
+def test_heads_that_cannot_share_a_bag_are_refused_and_nothing_is_written(tmp_path, capsys):
+    one, two = _head_file(tmp_path, "one.pt", 1, 1), _head_file(tmp_path, "two.pt", 2, 2)
+    wide = _head_file(tmp_path, "wide.pt", 3, 3, hidden=32)
+    three = _head_file(tmp_path, "three.pt", 3, 4)
+    out = tmp_path / "bag.pt"
+    for heads, why in (
+        (f"{one},{two}", "not the first columns of set 2"),
+        (f"{three},{wide}", "hidden sizes differ"),
+        (f"{three},{SHIPPED_POLICY}", "holds no accusation head"),
+    ):
+        assert main(["--network", SHIPPED_POLICY, "--head", heads, "--out", str(out)]) == 2
+        assert why in capsys.readouterr().err and not out.exists()
+    with pytest.raises(CheckpointError, match="cannot be bagged"):
+        combine_policy(SHIPPED_POLICY, [one, two], str(out))
+
+
+def test_bag_heads_needs_two_heads_and_at_most_max_members():
+    from clue_env.training.accusation import STOP_FEATURES_V3
+    from clue_env.training.accusation_net import MAX_MEMBERS, AccusationNet, bag_heads
+
+    one = AccusationNet(hidden=8, inputs=STOP_FEATURES_V3)
+    with pytest.raises(ValueError, match="at least two"):
+        bag_heads([one])
+    big = AccusationNet(hidden=8, inputs=STOP_FEATURES_V3, members=MAX_MEMBERS)
+    with pytest.raises(ValueError, match=f"more than {MAX_MEMBERS}"):
+        bag_heads([one, big])

@@ -121,4 +121,56 @@ def accusation_from_state(data: dict[str, Any]) -> AccusationNet:
     return net
 
 
-__all__ = ["MAX_MEMBERS", "AccusationNet", "Bag", "accusation_from_state", "accusation_state", "members_of"]
+def bag_heads(heads: list[AccusationNet]) -> AccusationNet:
+    """One head whose ``stop`` and ``cont`` are bags of every member of ``heads``: it accuses where the mean
+    of their stop-minus-wait logits is above zero. It reads the widest head's feature set; a head of a
+    feature set whose inputs are that set's first columns (set 3 inside set 5, set 5 inside set 6) reads
+    them through zero weights on the rest. The triple scorer is the first head's. Raises ValueError for
+    heads of different widths of hidden layer or of triple features, for a feature set that is not a
+    prefix of the widest (set 1 inside 2 or 3 is not), or for more than :data:`MAX_MEMBERS` members."""
+    if len(heads) < 2:
+        raise ValueError("a bag of heads needs at least two heads")
+    inputs = max(h.inputs for h in heads)
+    wide = FEATURE_SETS[inputs]
+    for h in heads:
+        if h.hidden != heads[0].hidden:
+            raise ValueError(f"the heads' hidden sizes differ ({heads[0].hidden} and {h.hidden}); a bag needs one size")
+        own = FEATURE_SETS[h.inputs]
+        if TRIPLE_WIDTH[own] != TRIPLE_WIDTH[FEATURE_SETS[heads[0].inputs]]:
+            raise ValueError(f"feature sets {FEATURE_SETS[heads[0].inputs]} and {own} score triples differently")
+        if own != wide and (own, wide) not in PREFIX_SETS:
+            raise ValueError(f"feature set {own}'s inputs are not the first columns of set {wide}: they cannot share a bag")
+    mlps = {part: [m for h in heads for m in members_of(getattr(h, part))] for part in ("stop", "cont")}
+    n = len(mlps["stop"])
+    if n > MAX_MEMBERS:
+        raise ValueError(f"a bag of {n} members is more than {MAX_MEMBERS}")
+    out = AccusationNet(hidden=heads[0].hidden, inputs=inputs, members=n)
+    with torch.no_grad():
+        for part in ("stop", "cont"):
+            for dst, src in zip(members_of(getattr(out, part)), mlps[part]):
+                pairs = zip(dst.modules(), src.modules())  # each member is an _mlp: the same layers in order
+                for layer_d, layer_s in pairs:
+                    if not isinstance(layer_d, nn.Linear) or not isinstance(layer_s, nn.Linear):
+                        continue
+                    layer_d.weight.zero_()
+                    layer_d.weight[:, : layer_s.weight.shape[1]].copy_(layer_s.weight)
+                    layer_d.bias.copy_(layer_s.bias)
+        out.triple.weight.copy_(heads[0].triple.weight)
+    out.eval()
+    return out
+
+
+#: (feature set, wider set) pairs where the first set's inputs are the first columns of the wider one
+PREFIX_SETS = {(3, 5), (3, 6), (5, 6)}
+
+
+__all__ = [
+    "MAX_MEMBERS",
+    "PREFIX_SETS",
+    "AccusationNet",
+    "Bag",
+    "accusation_from_state",
+    "accusation_state",
+    "bag_heads",
+    "members_of",
+]

@@ -13,6 +13,11 @@ sources (with their SHA-256) and the command. Both files are checked as :func:`l
 :func:`load_accusation` check them; a head file without a head is refused; the output is written
 atomically, so a refused call leaves no file.
 
+``--head A,B`` (several files) writes one head that bags theirs: it accuses where the mean of their
+stop-minus-wait logits is above zero (:func:`~clue_env.training.accusation_net.bag_heads`; a head of
+feature set 3 beside one of set 5 reads set 3's columns, the first ones). Its meta names the files
+(``bag_of``) and keeps each head's meta (``metas``).
+
 ``--no-head`` (instead of ``--head``) writes the network alone, without any head: how a network
 file such as ``models/clue_ppo_2p.pt`` is cut out of a run whose policy carries its ``init``'s head.
 
@@ -27,8 +32,10 @@ from __future__ import annotations
 import argparse
 import hashlib
 import sys
+from collections.abc import Sequence
 from typing import Any
 
+from .accusation_net import accusation_state, bag_heads
 from .checkpoint import CheckpointError, check_planner, load_accusation, load_policy, read_policy_file, save_policy
 
 
@@ -56,27 +63,45 @@ def parse_planner(text: str) -> dict[str, Any]:
 
 
 def combine_policy(
-    network_path: str, head_path: str | None, out_path: str, command: str = "", planner: dict[str, Any] | None = None
+    network_path: str,
+    head_path: str | Sequence[str] | None,
+    out_path: str,
+    command: str = "",
+    planner: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Write ``out_path``: the network of ``network_path`` with the accusation head of
-    ``head_path`` (``None``: with no head at all), and with ``planner`` (see :func:`parse_planner`)
-    as its ``meta["planner"]`` when given; returns the new file's meta. Raises
-    :class:`CheckpointError` (naming the file) for a missing, corrupt or foreign file, and for a
-    head file that holds no head."""
+    ``head_path`` (``None``: with no head at all; a list of several files: one head bagging all of
+    theirs, :func:`~clue_env.training.accusation_net.bag_heads`), and with ``planner`` (see
+    :func:`parse_planner`) as its ``meta["planner"]`` when given; returns the new file's meta. Raises
+    :class:`CheckpointError` (naming the file) for a missing, corrupt or foreign file, for a head file
+    that holds no head, and for heads that cannot share a bag."""
     net, net_meta = load_policy(network_path)
-    head = None
-    if head_path is not None:
-        if load_accusation(head_path) is None:  # checks the head's weights as play would
-            raise CheckpointError(f"{head_path!r} holds no accusation head (fit one with an 'accusation:' config in train.py)")
-        head = read_policy_file(head_path)["accusation"]
+    paths = [head_path] if isinstance(head_path, str) else list(head_path or [])
+    heads = []
+    for path in paths:
+        h = load_accusation(path)  # checks the head's weights as play would
+        if h is None:
+            raise CheckpointError(f"{path!r} holds no accusation head (fit one with an 'accusation:' config in train.py)")
+        heads.append(h)
+    head: Any = None
+    if len(paths) == 1:
+        head = read_policy_file(paths[0])["accusation"]
+    elif paths:
+        try:
+            bag = bag_heads(heads)
+        except ValueError as e:
+            raise CheckpointError(f"the heads of {', '.join(map(repr, paths))} cannot be bagged: {e}") from None
+        head = accusation_state(
+            bag, {"bag_of": paths, "metas": [read_policy_file(p)["accusation"].get("meta", {}) for p in paths]}
+        )
     meta = dict(net_meta)
     if planner is not None:
         meta["planner"] = dict(planner)
     meta["combined"] = {
         "network": network_path,
         "network_sha256": _sha256(network_path),
-        "head": head_path,
-        "head_sha256": None if head_path is None else _sha256(head_path),
+        "head": head_path if head_path is None or isinstance(head_path, str) else paths,
+        "head_sha256": (None if not paths else _sha256(paths[0]) if isinstance(head_path, str) else [_sha256(p) for p in paths]),
         "command": command,
     }
     save_policy(out_path, net, meta, accusation=head)
@@ -87,7 +112,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--network", required=True, help="the policy file whose network is kept")
     which = ap.add_mutually_exclusive_group(required=True)
-    which.add_argument("--head", help="the policy file whose accusation head is kept")
+    which.add_argument(
+        "--head",
+        help="the policy file whose accusation head is kept; several, comma-separated: one head bagging theirs",
+    )
     which.add_argument("--no-head", action="store_true", help="write the network alone, with no accusation head")
     ap.add_argument("--out", required=True, help="the new policy file (written atomically)")
     ap.add_argument(
@@ -100,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         ap.error(str(e))
     try:
-        combine_policy(args.network, args.head, args.out, command=command, planner=planner)
+        heads = None if args.head is None else args.head if "," not in args.head else [h for h in args.head.split(",") if h]
+        combine_policy(args.network, heads, args.out, command=command, planner=planner)
     except CheckpointError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
