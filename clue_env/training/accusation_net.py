@@ -160,8 +160,9 @@ def bag_heads(heads: list[AccusationNet]) -> AccusationNet:
     return out
 
 
-#: (feature set, wider set) pairs where the first set's inputs are the first columns of the wider one
-PREFIX_SETS = {(3, 5), (3, 6), (5, 6)}
+#: (feature set, wider set) pairs where the first set's inputs are the first columns of the wider one and both
+#: score triples alike (set 3 inside set 6 is a prefix too, but set 6's scorer reads a third input)
+PREFIX_SETS = {(3, 5), (5, 6)}
 
 
 __all__ = [

@@ -94,14 +94,15 @@ def combine_policy(
         head = accusation_state(
             bag, {"bag_of": paths, "metas": [read_policy_file(p)["accusation"].get("meta", {}) for p in paths]}
         )
+    shas = [_sha256(p) for p in paths]
     meta = dict(net_meta)
     if planner is not None:
         meta["planner"] = dict(planner)
     meta["combined"] = {
         "network": network_path,
         "network_sha256": _sha256(network_path),
-        "head": head_path if head_path is None or isinstance(head_path, str) else paths,
-        "head_sha256": (None if not paths else _sha256(paths[0]) if isinstance(head_path, str) else [_sha256(p) for p in paths]),
+        "head": paths[0] if isinstance(head_path, str) else paths or None,
+        "head_sha256": shas[0] if isinstance(head_path, str) else shas or None,
         "command": command,
     }
     save_policy(out_path, net, meta, accusation=head)
