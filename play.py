@@ -10,7 +10,8 @@ terminal's options are refused with it, and ``--web``'s without it)
 
 ``human`` marks the seats played at this terminal (several: hot seat); the other seats are
 agent specs (see ``evaluate.py``). Default: you in ``player_0`` against the shipped policy
-``ppo`` (``models/clue_ppo_mixed.pt``; in a two-player game ``models/clue_ppo_2p_mixed.pt``).
+``ppo`` (``models/clue_ppo_4p_mixed.pt`` in the default 4-player game; in a two-player game
+``models/clue_ppo_2p_mixed.pt``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from clue_env.play.notes import MODES
 from clue_env.play.terminal import TerminalUI
 
 DEFAULT_PLAYERS = 4
-#: the default opponent: the shipped policy (models/clue_ppo_mixed.pt; models/clue_ppo_2p_mixed.pt with 2 players)
+#: the default opponent: the shipped policy (agents.ppo_agent.shipped_policy: models/clue_ppo_4p_mixed.pt with 4 players)
 DEFAULT_OPPONENT = "ppo"
 WEB_EXTRA = "the web front end needs the play extra: pip install -e '.[play]'"
 #: the options of a terminal game, which a --web server does not take (its new-game form asks)

@@ -1,7 +1,8 @@
 """``ppo:PATH``: a trained policy (``ppo`` alone: the policy shipped in ``models/`` for the game's
 rules and player count: the network ``clue_ppo.pt`` for classic, ``clue_ppo_2023.pt`` for the 2023
 rules with 3-6 players, ``clue_ppo_2p.pt`` for the two-player game, each with its mixed-opponent
-accusation head: ``clue_ppo_mixed.pt``, ``clue_ppo_2023_mixed.pt``, ``clue_ppo_2p_mixed.pt``).
+accusation head: ``clue_ppo_mixed.pt``, ``clue_ppo_2023_mixed.pt``, ``clue_ppo_2p_mixed.pt``; with 4
+classic players ``clue_ppo_4p_mixed.pt``, the classic network with a bag of two heads).
 
 A policy file may also hold an accusation head (:mod:`clue_env.training.accusation_net`):
 then at every decision where an accusation is legal and the network's own choice is not one, the
@@ -62,6 +63,16 @@ SHIPPED_POLICY_2023_MIXED = os.path.join(MODELS, "clue_ppo_2023_mixed.pt")
 #: the two-player network with its mixed-opponent head of feature set 5 (each opponent's simulated progress,
 #: configs/train/accusation_2p_mixed_v5_dd.yaml)
 SHIPPED_POLICY_2P_MIXED = os.path.join(MODELS, "clue_ppo_2p_mixed.pt")
+#: the classic network with a bag of two accusation heads (the mixed head above and a 4-player head of feature
+#: set 5, configs/train/accusation_classic_4p_v5.yaml; ``python -m clue_env.training.combine --head A,B``): it
+#: accuses where the mean of the two heads' stop-minus-wait logits is above zero. What ``ppo`` plays in
+#: 4-player classic games
+SHIPPED_POLICY_4P_MIXED = os.path.join(MODELS, "clue_ppo_4p_mixed.pt")
+#: the file ``ppo`` plays for a shipped network with a given number of players, where it is not the
+#: network's file in :data:`PLAY_POLICIES`
+PLAY_POLICIES_BY_PLAYERS = {
+    (SHIPPED_POLICY, 4): SHIPPED_POLICY_4P_MIXED,
+}
 #: the file ``ppo`` plays for each shipped network
 PLAY_POLICIES = {
     SHIPPED_POLICY: SHIPPED_POLICY_MIXED,
@@ -87,7 +98,9 @@ def shipped_policy(num_players: int, rules: Any = "classic", accuse: bool = Fals
     else:
         roll_first = rules.roll_first if hasattr(rules, "roll_first") else str(rules) == "edition2023"
         path = SHIPPED_POLICY_2023 if roll_first else SHIPPED_POLICY
-    return ACCUSE_POLICIES[path] if accuse else PLAY_POLICIES.get(path, path)
+    if accuse:
+        return ACCUSE_POLICIES[path]
+    return PLAY_POLICIES_BY_PLAYERS.get((path, num_players)) or PLAY_POLICIES.get(path, path)
 
 
 _NETS: dict[Any, Any] = {}

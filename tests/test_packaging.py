@@ -114,7 +114,7 @@ def test_ppo_plays_after_a_non_editable_install(wheel, tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
     assert len(out.stdout.splitlines()) == 6, out.stdout
     assert "clue_ppo_2p_accuse.pt" in out.stdout and "clue_ppo_2023_mixed.pt" in out.stdout
-    assert "ppo 4 classic clue_ppo_mixed.pt" in out.stdout  # ppo: the network with its mixed-opponent head
+    assert "ppo 4 classic clue_ppo_4p_mixed.pt" in out.stdout  # ppo: the network with its bag of two heads
 
 
 # ---------------------------------------------------------------------- make setup and torch

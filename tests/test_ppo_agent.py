@@ -16,6 +16,7 @@ from agents.ppo_agent import (  # noqa: E402
     SHIPPED_POLICY,
     SHIPPED_POLICY_2P,
     SHIPPED_POLICY_2P_MIXED,
+    SHIPPED_POLICY_4P_MIXED,
     SHIPPED_POLICY_2023,
     SHIPPED_POLICY_2023_MIXED,
     SHIPPED_POLICY_MIXED,
@@ -74,6 +75,7 @@ def test_network_logits_cover_every_action_and_follow_the_layout():
         SHIPPED_POLICY_MIXED,
         SHIPPED_POLICY_2023_MIXED,
         SHIPPED_POLICY_2P_MIXED,
+        SHIPPED_POLICY_4P_MIXED,
         *ACCUSE_POLICIES.values(),
     ],  # fmt: skip
 )
@@ -88,15 +90,18 @@ def test_shipped_policies_are_present_small_and_load(path):
 
 def test_ppo_plays_the_two_player_policy_with_two_players_and_the_others_by_ruleset():
     assert make_agent("ppo", seat=0, num_players=2, rules="edition2023").path == SHIPPED_POLICY_2P_MIXED
-    for n in (3, 4, 6):
-        assert make_agent("ppo", seat=0, num_players=n).path == SHIPPED_POLICY_MIXED
+    for n in (3, 4, 5, 6):
+        classic = SHIPPED_POLICY_4P_MIXED if n == 4 else SHIPPED_POLICY_MIXED
+        assert make_agent("ppo", seat=0, num_players=n).path == classic
+        assert make_agent("ppo", seat=0, num_players=n, rules=load_rules("classic")).path == classic
         assert make_agent("ppo", seat=0, num_players=n, rules="edition2023").path == SHIPPED_POLICY_2023_MIXED
         assert make_agent("ppo", seat=0, num_players=n, rules=load_rules("edition2023")).path == SHIPPED_POLICY_2023_MIXED
 
 
 def test_ppo_accuse_plays_each_shipped_network_with_its_accusation_head():
     """``ppo_accuse``: each network with its head fitted against deduction; ``ppo``: each network with
-    its mixed-opponent head (feature set 3 for the classic and 2023 networks, 5 for the two-player one)."""
+    its mixed-opponent head (feature set 3 for the 2023 network, 5 for the two-player one; with 4 classic
+    players a bag of the set-3 mixed head and a set-5 head)."""
     from clue_env.training.accusation import STOP_FEATURES_V3, STOP_FEATURES_V5
     from clue_env.training.checkpoint import load_accusation
 
@@ -109,11 +114,13 @@ def test_ppo_accuse_plays_each_shipped_network_with_its_accusation_head():
         assert a.path == ACCUSE_POLICIES[base] and a.accusation is not None
         plain = make_agent("ppo", seat=0, num_players=n, rules=rules)
         assert load_accusation(base) is None  # the network files themselves carry no head
-        mixed = {SHIPPED_POLICY: SHIPPED_POLICY_MIXED, SHIPPED_POLICY_2023: SHIPPED_POLICY_2023_MIXED}.get(
+        mixed = {SHIPPED_POLICY: SHIPPED_POLICY_4P_MIXED, SHIPPED_POLICY_2023: SHIPPED_POLICY_2023_MIXED}.get(
             base, SHIPPED_POLICY_2P_MIXED
         )
         assert plain.path == mixed and plain.accusation is not None
-        assert plain.accusation.inputs == (STOP_FEATURES_V5 if base == SHIPPED_POLICY_2P else STOP_FEATURES_V3)
+        # the 4-player classic file bags the set-3 mixed head with a set-5 head: it reads set 5
+        assert plain.accusation.inputs == (STOP_FEATURES_V3 if base == SHIPPED_POLICY_2023 else STOP_FEATURES_V5)
+        assert plain.accusation.members == (2 if base == SHIPPED_POLICY else 1)
         # the same network: the head is the only difference
         sa, sb = a.net.state_dict(), plain.net.state_dict()
         assert all(torch.equal(sa[k], sb[k]) for k in sa)
