@@ -1,8 +1,8 @@
 """``ppo:PATH``: a trained policy (``ppo`` alone: the policy shipped in ``models/`` for the game's
 rules and player count: the network ``clue_ppo.pt`` for classic, ``clue_ppo_2023.pt`` for the 2023
 rules with 3-6 players, ``clue_ppo_2p.pt`` for the two-player game, each with its mixed-opponent
-accusation head: ``clue_ppo_mixed.pt``, ``clue_ppo_2023_mixed.pt``, ``clue_ppo_2p_mixed.pt``; with 4
-classic players ``clue_ppo_4p_mixed.pt``, the classic network with a bag of two heads).
+accusation head: ``clue_ppo_mixed.pt``, ``clue_ppo_2023_mixed.pt``, ``clue_ppo_2p_mixed.pt``; with 3 or 4
+classic players ``clue_ppo_3p_mixed.pt`` or ``clue_ppo_4p_mixed.pt``, the classic network with a bag of two heads).
 
 A policy file may also hold an accusation head (:mod:`clue_env.training.accusation_net`):
 then at every decision where an accusation is legal and the network's own choice is not one, the
@@ -68,9 +68,13 @@ SHIPPED_POLICY_2P_MIXED = os.path.join(MODELS, "clue_ppo_2p_mixed.pt")
 #: accuses where the mean of the two heads' stop-minus-wait logits is above zero. What ``ppo`` plays in
 #: 4-player classic games
 SHIPPED_POLICY_4P_MIXED = os.path.join(MODELS, "clue_ppo_4p_mixed.pt")
+#: the same with 3 players: the mixed head bagged with a 3-player head of feature set 5
+#: (configs/train/accusation_classic_3p_v5.yaml). What ``ppo`` plays in 3-player classic games
+SHIPPED_POLICY_3P_MIXED = os.path.join(MODELS, "clue_ppo_3p_mixed.pt")
 #: the file ``ppo`` plays for a shipped network with a given number of players, where it is not the
 #: network's file in :data:`PLAY_POLICIES`
 PLAY_POLICIES_BY_PLAYERS = {
+    (SHIPPED_POLICY, 3): SHIPPED_POLICY_3P_MIXED,
     (SHIPPED_POLICY, 4): SHIPPED_POLICY_4P_MIXED,
 }
 #: the file ``ppo`` plays for each shipped network

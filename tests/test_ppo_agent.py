@@ -16,6 +16,7 @@ from agents.ppo_agent import (  # noqa: E402
     SHIPPED_POLICY,
     SHIPPED_POLICY_2P,
     SHIPPED_POLICY_2P_MIXED,
+    SHIPPED_POLICY_3P_MIXED,
     SHIPPED_POLICY_4P_MIXED,
     SHIPPED_POLICY_2023,
     SHIPPED_POLICY_2023_MIXED,
@@ -75,6 +76,7 @@ def test_network_logits_cover_every_action_and_follow_the_layout():
         SHIPPED_POLICY_MIXED,
         SHIPPED_POLICY_2023_MIXED,
         SHIPPED_POLICY_2P_MIXED,
+        SHIPPED_POLICY_3P_MIXED,
         SHIPPED_POLICY_4P_MIXED,
         *ACCUSE_POLICIES.values(),
     ],  # fmt: skip
@@ -91,7 +93,7 @@ def test_shipped_policies_are_present_small_and_load(path):
 def test_ppo_plays_the_two_player_policy_with_two_players_and_the_others_by_ruleset():
     assert make_agent("ppo", seat=0, num_players=2, rules="edition2023").path == SHIPPED_POLICY_2P_MIXED
     for n in (3, 4, 5, 6):
-        classic = SHIPPED_POLICY_4P_MIXED if n == 4 else SHIPPED_POLICY_MIXED
+        classic = {3: SHIPPED_POLICY_3P_MIXED, 4: SHIPPED_POLICY_4P_MIXED}.get(n, SHIPPED_POLICY_MIXED)
         assert make_agent("ppo", seat=0, num_players=n).path == classic
         assert make_agent("ppo", seat=0, num_players=n, rules=load_rules("classic")).path == classic
         assert make_agent("ppo", seat=0, num_players=n, rules="edition2023").path == SHIPPED_POLICY_2023_MIXED
@@ -127,6 +129,11 @@ def test_ppo_accuse_plays_each_shipped_network_with_its_accusation_head():
         sc = load_policy(base)[0].state_dict()
         assert all(torch.equal(sa[k], sc[k]) for k in sa)
     assert make_agent(f"ppo:{SHIPPED_POLICY}", seat=0, num_players=2, rules="edition2023").path == SHIPPED_POLICY
+    # with 3 classic players: the mixed head bagged with a 3-player set-5 head; with 5 or 6: the mixed head alone
+    three = make_agent("ppo", seat=0, num_players=3)
+    assert three.accusation.inputs == STOP_FEATURES_V5 and three.accusation.members == 2
+    five = make_agent("ppo", seat=0, num_players=5)
+    assert five.path == SHIPPED_POLICY_MIXED and five.accusation.inputs == STOP_FEATURES_V3
 
 
 def test_shipped_two_player_policy_finishes_its_games_and_beats_random():
