@@ -10,14 +10,26 @@ with ``weights_only=True`` and runs no code)::
 ``"accusation"`` is the optional accusation head
 (:class:`clue_env.training.accusation_net.AccusationNet`): a file without one plays as before.
 
+A file of version 2 may instead name its network file: ``"network_file": {"name": "clue_ppo.pt",
+"sha256": ...}`` in place of ``"net"`` and ``"state_dict"``. The network file is looked up by that bare
+name in the same folder, must have exactly that SHA-256, and must carry its weights itself (a chain of
+references is refused). The shipped files that pair one network with several accusation heads are
+written this way (0.1-0.2 MB each, not 2 MB): :mod:`clue_env.training.policy_file` links and embeds
+files, ``combine --reference`` writes new ones. Everything that reads a policy file reads through
+:func:`read_policy_file`, which returns the network's weights either way.
+
 :func:`load_policy` refuses a missing, corrupt or foreign file and one whose observation/action
 layout hash differs from this version of the env, each with a :class:`CheckpointError` saying
-what is wrong and what to do. Files are written atomically (a temporary file, then a rename).
+what is wrong and what to do; a file naming a network file that is missing, changed or itself a
+reference gets one too. Files are written atomically (a temporary file, then a rename).
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import os
+import re
 import tempfile
 from typing import Any
 
@@ -26,7 +38,11 @@ from .config import net_sizes_problem
 from .features import layout_hash
 
 FORMAT = "clue_env-policy"
+#: the version of a file that carries its network's weights
 VERSION = 1
+#: the version of a file that names its network file instead (``"network_file"``)
+REF_VERSION = 2
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 class CheckpointError(ClueError, ValueError):
@@ -57,24 +73,60 @@ def check_planner(spec: Any) -> dict[str, Any]:
     return dict(spec)
 
 
-def save_policy(path: str, net: Any, meta: dict[str, Any] | None = None, accusation: Any = None) -> None:
+def save_policy(
+    path: str, net: Any, meta: dict[str, Any] | None = None, accusation: Any = None, network_file: str | None = None
+) -> None:
     """Write ``net`` (a CluePolicyNet), ``meta`` and the optional accusation head (an
     ``AccusationNet``, or its :func:`~clue_env.training.accusation_net.accusation_state` data)
-    to ``path`` atomically."""
+    to ``path`` atomically.
 
-    data = {
-        "format": FORMAT,
-        "version": VERSION,
-        "layout_hash": layout_hash(),
-        "net": net.config(),
-        "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
-        "meta": dict(meta or {}),
-    }
+    With ``network_file`` (a policy file in the same folder as ``path`` that carries exactly the
+    weights of ``net``), the file names that file and its SHA-256 instead of carrying the weights
+    (version 2); a :class:`CheckpointError` if it is elsewhere, is itself a reference, or holds other weights."""
+
+    data: dict[str, Any] = {"format": FORMAT, "version": VERSION, "layout_hash": layout_hash()}
+    if network_file is None:
+        data["net"] = net.config()
+        data["state_dict"] = {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
+    else:
+        data["version"] = REF_VERSION
+        data["network_file"] = network_reference(path, network_file, net)
+    data["meta"] = dict(meta or {})
     if accusation is not None:
         from .accusation_net import accusation_state
 
         data["accusation"] = accusation if isinstance(accusation, dict) else accusation_state(accusation)
     atomic_torch_save(data, path)
+
+
+def network_reference(path: str, network_file: str, net: Any) -> dict[str, str]:
+    """The ``"network_file"`` entry with which ``path`` names ``network_file`` (see :func:`save_policy`)."""
+    import torch
+
+    if os.path.dirname(os.path.abspath(network_file)) != os.path.dirname(os.path.abspath(path)):
+        raise CheckpointError(
+            f"{path!r} can name its network file only in its own folder, and {network_file!r} is elsewhere: "
+            "write both into one folder"
+        )
+    if os.path.abspath(network_file) == os.path.abspath(path):
+        raise CheckpointError(f"{path!r} cannot name itself as its network file")
+    data, sha = read_raw_policy_file(network_file)
+    if network_file_ref(network_file, data) is not None:
+        raise CheckpointError(f"{network_file!r} names a network file of its own; name the file that carries the weights instead")
+    mine = net.state_dict()
+    theirs = data.get("state_dict")
+    same = (
+        data.get("net") == net.config()
+        and isinstance(theirs, dict)
+        and set(theirs) == set(mine)
+        and all(
+            isinstance(theirs[k], torch.Tensor) and theirs[k].shape == v.shape and torch.equal(theirs[k], v.detach().cpu())
+            for k, v in mine.items()
+        )
+    )
+    if not same:
+        raise CheckpointError(f"{network_file!r} does not hold this network's weights, so {path!r} cannot name it")
+    return {"name": os.path.basename(network_file), "sha256": sha}
 
 
 def atomic_torch_save(obj: Any, path: str) -> None:
@@ -98,14 +150,21 @@ def atomic_torch_save(obj: Any, path: str) -> None:
         raise
 
 
-def read_policy_file(path: str) -> dict[str, Any]:
-    """The checked contents of a policy file (see the module docstring)."""
+def sha256_bytes(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+def read_raw_policy_file(path: str) -> tuple[dict[str, Any], str]:
+    """One policy file's dict as stored (a network file it names is not read), its header checked,
+    and the SHA-256 of its bytes."""
     import torch
 
     if not os.path.isfile(path):
         raise CheckpointError(f"policy file {path!r} does not exist (train one with train.py, or use the spec 'ppo')")
     try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
+        with open(path, "rb") as f:
+            raw = f.read()
+        data = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
     except Exception as e:  # torch raises many kinds for a damaged file
         raise CheckpointError(
             f"{path!r} is not a readable policy file ({type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}); "
@@ -113,15 +172,78 @@ def read_policy_file(path: str) -> dict[str, Any]:
         ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"{path!r} is not a clue_env policy file (no '{FORMAT}' header)")
-    if data.get("version") != VERSION:
-        raise CheckpointError(f"{path!r} has policy format version {data.get('version')!r}; this clue_env reads {VERSION}")
+    if data.get("version") not in (VERSION, REF_VERSION):
+        raise CheckpointError(
+            f"{path!r} has policy format version {data.get('version')!r}; this clue_env reads {VERSION} and {REF_VERSION}"
+        )
     want = layout_hash()
     if data.get("layout_hash") != want:
         raise CheckpointError(
             f"{path!r} was trained on observation/action layout {data.get('layout_hash')!r}, but this clue_env has "
             f"{want!r}: retrain it with this version (python train.py ...)"
         )
-    return data
+    return data, sha256_bytes(raw)
+
+
+def network_file_ref(path: str, data: dict[str, Any]) -> tuple[str, str] | None:
+    """``(path of the network file, its expected SHA-256)`` for a file (read as ``data``) that names
+    its network file, ``None`` for one that carries its weights; :class:`CheckpointError` for a
+    malformed reference (not a bare file name in the same folder, no 64-digit hex SHA-256, beside
+    weights of its own, or in a version-1 file)."""
+    ref = data.get("network_file")
+    if ref is None:
+        return None
+    damaged = "the file is damaged or not from clue_env"
+    if data.get("version") != REF_VERSION:
+        raise CheckpointError(f"{path!r}: a version-{data.get('version')!r} file may not name a network file; {damaged}")
+    if not isinstance(ref, dict) or not isinstance(ref.get("name"), str) or not isinstance(ref.get("sha256"), str):
+        raise CheckpointError(f"{path!r}: its 'network_file' is not a name and a SHA-256; {damaged}")
+    name, sha = ref["name"], ref["sha256"]
+    if not name or name in (".", "..") or "/" in name or "\\" in name or os.path.basename(name) != name:
+        raise CheckpointError(
+            f"{path!r} names its network file {name!r}, which is not a bare file name in its own folder; {damaged}"
+        )
+    if not _HEX64.fullmatch(sha):
+        raise CheckpointError(f"{path!r}: its network file's SHA-256 {sha[:80]!r} is not 64 hex digits; {damaged}")
+    if "state_dict" in data or "net" in data:
+        raise CheckpointError(f"{path!r} both carries network weights and names a network file; {damaged}")
+    return os.path.join(os.path.dirname(os.path.abspath(path)), name), sha
+
+
+def read_policy_file(path: str) -> dict[str, Any]:
+    """The checked contents of a policy file (see the module docstring). For a file that names its
+    network file, the returned dict has that file's ``"net"`` and ``"state_dict"`` (its own meta
+    and head stay its own), once the network file is found beside it with the recorded SHA-256."""
+    data, _sha = read_raw_policy_file(path)
+    ref = network_file_ref(path, data)
+    if ref is None:
+        return data
+    target, want = ref
+    name = os.path.basename(target)
+    if os.path.abspath(target) == os.path.abspath(path):
+        raise CheckpointError(f"{path!r} names itself as its network file; the file is damaged or not from clue_env")
+    if not os.path.isfile(target):
+        raise CheckpointError(
+            f"{path!r} takes its network from {name!r} in the same folder, which is missing: copy {name} beside it "
+            "(a clone: git checkout -- models/), or write a self-contained file where both are present with "
+            "python -m clue_env.training.policy_file embed"
+        )
+    net_data, got = read_raw_policy_file(target)
+    if got != want:
+        raise CheckpointError(
+            f"{path!r} takes its network from {target!r}, but that file has changed (SHA-256 {got[:12]}..., "
+            f"recorded {want[:12]}...): restore the network file it was built with (a clone: git checkout -- models/), "
+            "or rebuild this file against the new one"
+        )
+    if net_data.get("network_file") is not None:
+        raise CheckpointError(
+            f"{path!r} takes its network from {target!r}, which names a network file of its own: references are not "
+            "followed in chains; link to the file that carries the weights"
+        )
+    out = dict(data)
+    out["net"] = net_data.get("net")
+    out["state_dict"] = net_data.get("state_dict")
+    return out
 
 
 def expected_shapes(net_kwargs: dict[str, int]) -> dict[str, tuple[int, ...]]:
@@ -332,7 +454,11 @@ __all__ = [
     "check_weights",
     "load_accusation",
     "load_policy",
+    "network_file_ref",
+    "network_reference",
     "read_policy_file",
+    "read_raw_policy_file",
+    "sha256_bytes",
     "read_ppo_checkpoint",
     "save_policy",
     "save_ppo_checkpoint",

@@ -21,6 +21,10 @@ feature set 3 beside one of set 5 reads set 3's columns, the first ones). Its me
 ``--no-head`` (instead of ``--head``) writes the network alone, without any head: how a network
 file such as ``models/clue_ppo_2p.pt`` is cut out of a run whose policy carries its ``init``'s head.
 
+``--reference`` writes the new file naming the network file (which must be in the same folder as
+``--out``) and its SHA-256 instead of carrying its weights: 0.1-0.2 MB instead of 2 MB, the way the
+shipped files that share a network are written (:mod:`clue_env.training.checkpoint`).
+
 ``--planner tells=0.35,pull=avoid`` sets the file's ``meta["planner"]``: the ``deduction`` planner a
 network that reads planner inputs (``room_values`` 1-4) gets in play (``tells`` a number in (0, 1],
 ``pull`` only ``avoid``; the ``ppo`` agent checks it again when it loads the file). A bad one is
@@ -68,11 +72,13 @@ def combine_policy(
     out_path: str,
     command: str = "",
     planner: dict[str, Any] | None = None,
+    reference: bool = False,
 ) -> dict[str, Any]:
     """Write ``out_path``: the network of ``network_path`` with the accusation head of
     ``head_path`` (``None``: with no head at all; a list of several files: one head bagging all of
     theirs, :func:`~clue_env.training.accusation_net.bag_heads`), and with ``planner`` (see
-    :func:`parse_planner`) as its ``meta["planner"]`` when given; returns the new file's meta. Raises
+    :func:`parse_planner`) as its ``meta["planner"]`` when given; with ``reference``, naming
+    ``network_path`` (in the folder of ``out_path``) instead of carrying its weights; returns the new file's meta. Raises
     :class:`CheckpointError` (naming the file) for a missing, corrupt or foreign file, for a head file
     that holds no head, and for heads that cannot share a bag."""
     net, net_meta = load_policy(network_path)
@@ -105,7 +111,7 @@ def combine_policy(
         "head_sha256": shas[0] if isinstance(head_path, str) else shas or None,
         "command": command,
     }
-    save_policy(out_path, net, meta, accusation=head)
+    save_policy(out_path, net, meta, accusation=head, network_file=network_path if reference else None)
     return meta
 
 
@@ -120,6 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     which.add_argument("--no-head", action="store_true", help="write the network alone, with no accusation head")
     ap.add_argument("--out", required=True, help="the new policy file (written atomically)")
     ap.add_argument(
+        "--reference",
+        action="store_true",
+        help="name the --network file (same folder as --out) and its SHA-256 instead of copying its weights",
+    )
+    ap.add_argument(
         "--planner", default=None, help="set meta['planner'], e.g. tells=0.35,pull=avoid (default: the network file's)"
     )
     args = ap.parse_args(argv)
@@ -130,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(str(e))
     try:
         heads = None if args.head is None else args.head if "," not in args.head else [h for h in args.head.split(",") if h]
-        combine_policy(args.network, heads, args.out, command=command, planner=planner)
+        combine_policy(args.network, heads, args.out, command=command, planner=planner, reference=args.reference)
     except CheckpointError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
