@@ -69,7 +69,7 @@ SHIPPED_POLICY_2P_MIXED = os.path.join(MODELS, "clue_ppo_2p_mixed.pt")
 #: 4-player classic games
 SHIPPED_POLICY_4P_MIXED = os.path.join(MODELS, "clue_ppo_4p_mixed.pt")
 #: the same with 3 players: the mixed head bagged with a 3-player head of feature set 5
-#: (configs/train/accusation_classic_3p_v5.yaml). What ``ppo`` plays in 3-player classic games
+#: on 12,000 recorded games (configs/train/accusation_classic_3p_v5_12k.yaml). What ``ppo`` plays in 3-player classic games
 SHIPPED_POLICY_3P_MIXED = os.path.join(MODELS, "clue_ppo_3p_mixed.pt")
 #: the file ``ppo`` plays for a shipped network with a given number of players, where it is not the
 #: network's file in :data:`PLAY_POLICIES`
