@@ -155,6 +155,24 @@ def test_trajectories_round_trip_through_npz(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["t.npz"]  # written atomically, no temp left
 
 
+def test_a_recorded_chunk_for_other_games_is_refused_on_load(tmp_path):
+    """A run reuses its recorded chunks by file name (--resume): one recorded for other game seeds (copied
+    from another run, or from a config with other chunk sizes) is refused, naming the file."""
+    trajs = record_game([SpecFactory("deduction")] * 3, "classic", 5, [0, 1, 2], [True] * 3)
+    assert {t.game for t in trajs} == {5}
+    path, old = tmp_path / "t.npz", tmp_path / "old.npz"
+    save_trajectories(str(path), trajs, seeds=[5, 6])
+    assert len(load_trajectories(str(path), [5, 6])) == len(trajs)
+    with pytest.raises(ValueError, match=r"t.npz' was recorded for 2 games from seed 5, but this run plans 2 games from seed 6"):
+        load_trajectories(str(path), [6, 7])
+    with pytest.raises(ValueError, match="was recorded for 2 games"):
+        load_trajectories(str(path), [5])  # a shorter (partial) chunk of the same games
+    save_trajectories(str(old), trajs)  # a chunk from before seeds were stored: its games must be planned ones
+    assert len(load_trajectories(str(old), [4, 5])) == len(trajs)
+    with pytest.raises(ValueError, match="holds games this run does not plan there"):
+        load_trajectories(str(old), [6, 7])
+
+
 def _eager_head() -> AccusationNet:
     """A head that always wants to accuse (to exercise the agent's accusation path)."""
     head = AccusationNet(hidden=8)

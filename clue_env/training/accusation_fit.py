@@ -184,8 +184,9 @@ def record_games(
     return out
 
 
-def save_trajectories(path: str, trajs: Sequence[Trajectory]) -> None:
-    """Write trajectories as one ``.npz`` (atomically)."""
+def save_trajectories(path: str, trajs: Sequence[Trajectory], seeds: Sequence[int] | None = None) -> None:
+    """Write trajectories as one ``.npz`` (atomically); ``seeds``, the game seeds the chunk was
+    recorded for (a game may leave no trajectory), are stored beside them when given."""
     lengths = np.array([len(t.correct) for t in trajs], dtype=np.int64)
     data: dict[str, np.ndarray] = {
         "lengths": lengths,
@@ -197,6 +198,8 @@ def save_trajectories(path: str, trajs: Sequence[Trajectory]) -> None:
         "triples": np.concatenate([t.triples for t in trajs]) if trajs else np.zeros((0, TOP_TRIPLES, 2), np.float32),
         "label": np.concatenate([t.label for t in trajs]) if trajs else np.zeros(0, np.int64),
     }
+    if seeds is not None:
+        data["seeds"] = np.asarray(list(seeds), dtype=np.int64)
     d = os.path.dirname(os.path.abspath(path))
     os.makedirs(d, exist_ok=True)
     tmp = os.path.join(d, f".tmp-{os.getpid()}-{os.path.basename(path)}")
@@ -205,16 +208,35 @@ def save_trajectories(path: str, trajs: Sequence[Trajectory]) -> None:
     os.replace(tmp, path)
 
 
-def load_trajectories(path: str) -> list[Trajectory]:
-    """Read what :func:`save_trajectories` wrote (plain arrays only: no pickles)."""
+def load_trajectories(path: str, seeds: Sequence[int] | None = None) -> list[Trajectory]:
+    """Read what :func:`save_trajectories` wrote (plain arrays only: no pickles). With ``seeds`` (the
+    games a run plans for this chunk), a chunk recorded for other games is refused with a
+    ``ValueError`` naming the file: one that stores its seeds must store exactly these, an older one
+    without them must hold trajectories of these games only."""
     with np.load(path, allow_pickle=False) as d:
         ends = np.cumsum(d["lengths"])
         starts = ends - d["lengths"]
         x, c, tr, lb = d["x"], d["correct"], d["triples"], d["label"]
-        return [
+        out = [
             Trajectory(int(g), int(s), x[a:b], c[a:b], tr[a:b], lb[a:b], float(w))
             for g, s, w, a, b in zip(d["game"], d["seat"], d["won"], starts, ends)
         ]
+        stored = [int(v) for v in d["seeds"]] if "seeds" in d.files else None
+    if seeds is not None:
+        want = [int(v) for v in seeds]
+        if stored is not None and stored != want:
+            raise ValueError(
+                f"{path!r} was recorded for {len(stored)} games from seed {stored[0] if stored else '-'}, but this run "
+                f"plans {len(want)} games from seed {want[0] if want else '-'} there: it comes from another run or config; "
+                "move it away to record that chunk again"
+            )
+        stray = sorted({t.game for t in out} - set(want))
+        if stray:
+            raise ValueError(
+                f"{path!r} holds games this run does not plan there (seed {stray[0]}, {len(stray)} in all): it comes "
+                "from another run or config; move it away to record that chunk again"
+            )
+    return out
 
 
 # ---------------------------------------------------------------------------------------- fitting

@@ -652,12 +652,12 @@ class Trainer:
             lineup = a.lineups[li]
             path = os.path.join(d, f"lineup{li}_chunk{c:04d}.npz")
             if os.path.exists(path):
-                part = load_trajectories(path)
+                part = load_trajectories(path, seeds)  # a chunk recorded for other games is refused
             else:
                 factories = [self.factory_for(spec) for spec in lineup]
                 mask = [not a.record or spec in a.record for spec in lineup]
                 part = record_games(factories, self.rules, seeds, entropy, workers=self.workers, record=mask, features=a.features)
-                save_trajectories(path, part)
+                save_trajectories(path, part, seeds)
             parts[(li, c)] = part
             bar.update(len(seeds))
         for c, li, seeds in sorted(plan, key=lambda p: (p[1], p[0])):
