@@ -32,6 +32,7 @@ from .checkpoint import (
     CheckpointError,
     atomic_torch_save,
     layout_hash,
+    load_accusation,
     load_policy,
     network_file_ref,
     network_reference,
@@ -46,8 +47,6 @@ def _own(path: str) -> dict[str, Any]:
     load_policy(path)  # the weights fit the declared network
     out: dict[str, Any] = {"meta": data.get("meta", {})}
     if data.get("accusation") is not None:
-        from .checkpoint import load_accusation
-
         load_accusation(path)  # the head's weights fit its declared sizes
         out["accusation"] = data["accusation"]
     return out
