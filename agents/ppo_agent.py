@@ -2,7 +2,8 @@
 rules and player count: the network ``clue_ppo.pt`` for classic, ``clue_ppo_2023.pt`` for the 2023
 rules with 3-6 players, ``clue_ppo_2p.pt`` for the two-player game, each with its mixed-opponent
 accusation head: ``clue_ppo_mixed.pt``, ``clue_ppo_2023_mixed.pt``, ``clue_ppo_2p_mixed.pt``; with 3 or 4
-classic players ``clue_ppo_3p_mixed.pt`` or ``clue_ppo_4p_mixed.pt``, the classic network with a bag of two heads).
+classic players ``clue_ppo_3p_mixed.pt`` or ``clue_ppo_4p_mixed.pt``, a bag of two heads with the 3-player network
+``clue_ppo_3p.pt`` or the classic network).
 
 A policy file may also hold an accusation head (:mod:`clue_env.training.accusation_net`):
 then at every decision where an accusation is legal and the network's own choice is not one, the
@@ -68,8 +69,12 @@ SHIPPED_POLICY_2P_MIXED = os.path.join(MODELS, "clue_ppo_2p_mixed.pt")
 #: accuses where the mean of the two heads' stop-minus-wait logits is above zero. What ``ppo`` plays in
 #: 4-player classic games
 SHIPPED_POLICY_4P_MIXED = os.path.join(MODELS, "clue_ppo_4p_mixed.pt")
-#: the same with 3 players: the mixed head bagged with a 3-player head of feature set 5
-#: on 12,000 recorded games (configs/train/accusation_classic_3p_v5_12k.yaml). What ``ppo`` plays in 3-player classic games
+#: the classic network after a PPO stage against 2 ``deduction`` in 3-player games
+#: (configs/train/finetune_3p.yaml, from :data:`SHIPPED_POLICY`); what ``ppo`` plays with 3 classic players
+SHIPPED_NETWORK_3P = os.path.join(MODELS, "clue_ppo_3p.pt")
+#: that 3-player network with the same bag of two heads as with 4 players, but its set-5 head fitted on 12,000
+#: recorded 3-player games (configs/train/accusation_classic_3p_v5_12k.yaml). What ``ppo`` plays in 3-player
+#: classic games
 SHIPPED_POLICY_3P_MIXED = os.path.join(MODELS, "clue_ppo_3p_mixed.pt")
 #: the file ``ppo`` plays for a shipped network with a given number of players, where it is not the
 #: network's file in :data:`PLAY_POLICIES`
@@ -83,6 +88,8 @@ PLAY_POLICIES = {
     SHIPPED_POLICY_2023: SHIPPED_POLICY_2023_MIXED,
     SHIPPED_POLICY_2P: SHIPPED_POLICY_2P_MIXED,
 }
+#: every network file shipped in ``models/``; the other files there name one of them (policy format version 2)
+NETWORK_FILES = (SHIPPED_POLICY, SHIPPED_POLICY_2023, SHIPPED_POLICY_2P, SHIPPED_NETWORK_3P)
 #: the same networks with their accusation heads (configs/train/accusation_*.yaml): the ``ppo_accuse`` spec
 ACCUSE_POLICIES = {
     SHIPPED_POLICY: os.path.join(MODELS, "clue_ppo_accuse.pt"),

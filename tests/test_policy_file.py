@@ -12,7 +12,16 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents.ppo_agent import MODELS, PLAY_POLICIES, PLAY_POLICIES_BY_PLAYERS, SHIPPED_POLICY, SHIPPED_POLICY_MIXED  # noqa: E402
+from agents.ppo_agent import (  # noqa: E402
+    MODELS,
+    NETWORK_FILES,
+    PLAY_POLICIES,
+    PLAY_POLICIES_BY_PLAYERS,
+    SHIPPED_NETWORK_3P,
+    SHIPPED_POLICY,
+    SHIPPED_POLICY_3P_MIXED,
+    SHIPPED_POLICY_MIXED,
+)
 from clue_env.training.checkpoint import (  # noqa: E402
     FORMAT,
     REF_VERSION,
@@ -202,9 +211,10 @@ def test_the_cli_links_shows_and_embeds_and_names_problems(tmp_path, capsys):
 def test_the_shipped_files_share_their_networks_and_models_stay_small():
     """Every shipped file that pairs a network with a head names that network's file; each loads."""
     files = sorted(glob.glob(os.path.join(MODELS, "*.pt")))
-    networks = set(PLAY_POLICIES)
-    referenced = {os.path.join(MODELS, f"{n}.pt") for n in ("clue_ppo", "clue_ppo_2023", "clue_ppo_2p")}
-    assert networks == referenced
+    referenced = {os.path.join(MODELS, f"{n}.pt") for n in ("clue_ppo", "clue_ppo_2023", "clue_ppo_2p", "clue_ppo_3p")}
+    assert set(NETWORK_FILES) == referenced and set(PLAY_POLICIES) < referenced
+    # the 3-player file plays the 3-player network; every other head file names its family's network
+    assert read_raw_policy_file(SHIPPED_POLICY_3P_MIXED)[0]["network_file"]["name"] == os.path.basename(SHIPPED_NETWORK_3P)
     for path in files:
         raw, _ = read_raw_policy_file(path)
         if path in referenced:

@@ -13,6 +13,7 @@ import clue_env  # noqa: E402
 from agents import make_agent  # noqa: E402
 from agents.ppo_agent import (  # noqa: E402
     ACCUSE_POLICIES,
+    SHIPPED_NETWORK_3P,
     SHIPPED_POLICY,
     SHIPPED_POLICY_2P,
     SHIPPED_POLICY_2P_MIXED,
@@ -78,6 +79,7 @@ def test_network_logits_cover_every_action_and_follow_the_layout():
         SHIPPED_POLICY_2P_MIXED,
         SHIPPED_POLICY_3P_MIXED,
         SHIPPED_POLICY_4P_MIXED,
+        SHIPPED_NETWORK_3P,
         *ACCUSE_POLICIES.values(),
     ],  # fmt: skip
 )
@@ -130,8 +132,14 @@ def test_ppo_accuse_plays_each_shipped_network_with_its_accusation_head():
         assert all(torch.equal(sa[k], sc[k]) for k in sa)
     assert make_agent(f"ppo:{SHIPPED_POLICY}", seat=0, num_players=2, rules="edition2023").path == SHIPPED_POLICY
     # with 3 classic players: the mixed head bagged with a 3-player set-5 head; with 5 or 6: the mixed head alone
+    # (and the 3-player network, the classic one after a PPO stage with 3 players)
     three = make_agent("ppo", seat=0, num_players=3)
     assert three.accusation.inputs == STOP_FEATURES_V5 and three.accusation.members == 2
+    s3, s4 = three.net.state_dict(), load_policy(SHIPPED_NETWORK_3P)[0].state_dict()
+    assert all(torch.equal(s3[k], s4[k]) for k in s3)
+    assert load_accusation(SHIPPED_NETWORK_3P) is None
+    classic = load_policy(SHIPPED_POLICY)[0].state_dict()
+    assert not all(torch.equal(s3[k], classic[k]) for k in s3)
     five = make_agent("ppo", seat=0, num_players=5)
     assert five.path == SHIPPED_POLICY_MIXED and five.accusation.inputs == STOP_FEATURES_V3
 
