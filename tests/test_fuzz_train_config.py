@@ -331,6 +331,12 @@ def test_fuzz_train_config_known_mutations():
         ({"name": "../elsewhere"}, "name"),  # the default run directory, runs/<name>
         ({"ppo": {"opponents": ["human"]}}, "ppo.opponents"),  # would wait for input in a worker
         ({"init": "configs/train/smoke.yaml"}, "init"),  # was a CheckpointError that did not name the key
+        ({"ppo": {"opponent_draw": "pool"}}, "ppo.opponent_draw"),
+        ({"ppo": {"opponent_draw": "lineup"}}, "ppo.opponent_draw"),  # smoke: 1 opponent spec for 4 players
+        (
+            {"ppo": {"opponent_draw": "lineup", "opponents": ["random"] * 3, "opponent_weights": [1, 1, 1]}},
+            "ppo.opponent_weights",
+        ),  # fmt: skip
     ]
     for changes, key in cases:
         data = _base("smoke")

@@ -138,7 +138,7 @@ def test_R27_learner_is_asked_to_refute_out_of_turn():
 
 
 def test_episode_rewards_sum_to_the_game_outcome():
-    e = SingleLearnerEnv([SpecFactory("notebook"), SpecFactory("random")], num_players=4, mix_opponents=True)
+    e = SingleLearnerEnv([SpecFactory("notebook"), SpecFactory("random")], num_players=4, opponent_draw="seat")
     rng = np.random.default_rng(0)
     for ep in range(8):
         e.reset(seed=100 + ep)
@@ -202,3 +202,67 @@ def test_bad_arguments_are_refused():
         SingleLearnerEnv([SpecFactory("random")], num_players=3, learner_seat=5)
     with pytest.raises(ValueError, match="opponent"):
         SingleLearnerEnv([])
+
+
+class Tagged(Scripted):
+    def __init__(self, k: int) -> None:
+        super().__init__()
+        self.k = k
+
+
+def tagged(k: int):
+    return lambda seat, n, rules, seed: Tagged(k)
+
+
+def test_opponent_draw_lineup_seats_every_opponent_once_in_every_order():
+    e = SingleLearnerEnv([tagged(0), tagged(1), tagged(2)], num_players=4, opponent_draw="lineup")
+    orders, seats = set(), set()
+    e.reset(seed=11)
+    for _ in range(80):
+        seat = int(e.learner.split("_")[1])
+        seats.add(seat)
+        assert e._opp[seat] is None
+        kinds = [a.k for a in e._opp if a is not None]
+        assert sorted(kinds) == [0, 1, 2] and tuple(kinds) == e.episode_opponents
+        orders.add(tuple(e._opp[(seat + i) % 4].k for i in range(1, 4)))  # clockwise from the learner
+        e.reset()
+    assert seats == {0, 1, 2, 3}
+    assert len(orders) == 6  # every circular order of the three opponents around the learner
+
+
+def test_opponent_draw_game_and_seat():
+    one = SingleLearnerEnv([tagged(0), tagged(1)], num_players=4)  # "game": one kind per game
+    per_seat = SingleLearnerEnv([tagged(0), tagged(1)], num_players=4, opponent_draw="seat")
+    one.reset(seed=3)
+    per_seat.reset(seed=3)
+    mixed = False
+    for _ in range(30):
+        assert len(set(one.episode_opponents)) == 1
+        mixed |= len(set(per_seat.episode_opponents)) > 1
+        one.reset()
+        per_seat.reset()
+    assert mixed
+
+
+def test_opponent_draw_lineup_is_deterministic():
+    def orders(seed: int) -> list:
+        e = SingleLearnerEnv([tagged(0), tagged(1)], num_players=3, opponent_draw="lineup")
+        out = []
+        for ep in range(10):
+            e.reset(seed=seed if ep == 0 else None)
+            out.append((e.learner, e.episode_opponents))
+        return out
+
+    assert orders(5) == orders(5)
+    assert orders(5) != orders(6)
+
+
+def test_opponent_draw_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="opponent_draw must be one of game, seat, lineup"):
+        SingleLearnerEnv([SpecFactory("random")], opponent_draw="pool")
+    with pytest.raises(ValueError, match="every player count must be 3"):
+        SingleLearnerEnv([SpecFactory("random"), SpecFactory("notebook")], num_players=[3, 4], opponent_draw="lineup")
+    with pytest.raises(ValueError, match="opponent_weights has no meaning"):
+        SingleLearnerEnv(
+            [SpecFactory("random"), SpecFactory("notebook")], num_players=3, opponent_draw="lineup", opponent_weights=[1, 1]
+        )

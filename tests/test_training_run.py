@@ -136,3 +136,25 @@ def test_policy_file_is_written_atomically(tmp_path, monkeypatch):
         save_policy(str(path), net)
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["p.pt"]
+
+
+def test_ppo_in_a_mixed_lineup_trains_and_seats_every_opponent(tmp_path):
+    """``ppo.opponent_draw: lineup``: the run trains, and its envs seat each opponent spec once."""
+    from agents import SpecFactory
+    from clue_env.training.trainer import Trainer
+
+    data = yaml.safe_load(open(SMOKE).read())
+    data["ppo"].update(opponents=["notebook", "random", "random"], opponent_draw="lineup", timesteps=512, n_envs=2,
+                       subprocess=False)  # fmt: skip
+    data["imitation"]["games"] = 2
+    cfg_path = tmp_path / "lineup.yaml"
+    cfg_path.write_text(yaml.safe_dump(data))
+    trainer = Trainer(load_train_config(str(cfg_path)), str(tmp_path / "t"), SpecFactory, None, progress=False, workers=1)
+    venv = trainer._vec_env()
+    env = venv.envs[0]
+    assert env.opponent_draw == "lineup"
+    env.reset(seed=1)
+    assert sorted(env.episode_opponents) == [0, 1, 2]
+    venv.close()
+    assert _train(["--config", str(cfg_path), "--out", str(tmp_path / "run"), "--quiet", "--workers", "1"]) == 0
+    assert (tmp_path / "run" / "policy.pt").exists()

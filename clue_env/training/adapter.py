@@ -17,7 +17,10 @@ Truncation (R15) is reported as ``truncated``. An illegal action ends the episod
 Opponents are injected: ``opponents`` is a list of factories ``f(seat, num_players, rules, seed)``
 returning an object with ``act(observation, info) -> int`` (and optionally ``reset()``), such as
 ``agents.make_agent`` partials or a frozen copy of the learner. ``clue_env`` never imports
-``agents``; ``train.py`` wires them in.
+``agents``; ``train.py`` wires them in. ``opponent_draw`` says how each game seats them
+(:data:`OPPONENT_DRAWS`): ``"game"`` draws one factory (by ``opponent_weights``) for every opponent
+seat, ``"seat"`` draws one per seat, and ``"lineup"`` seats every factory once, in a random order
+around the table (a fixed mixed line-up such as the league's, every circular order in turn).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import numpy as np
 
 from ..engine.config import RulesConfig, load_rules
 from ..env import raw_env
+from .config import OPPONENT_DRAWS
 from .features import POLICY_LAYOUT, SeatFeatures, policy_observation
 
 
@@ -53,7 +57,7 @@ class SingleLearnerEnv(gym.Env):
         num_players: int | Sequence[int] = 4,
         rules: str | RulesConfig | dict = "classic",
         opponent_weights: Sequence[float] | None = None,
-        mix_opponents: bool = False,
+        opponent_draw: str = "game",
         learner_seat: int | None = None,
         illegal: str = "lose",
         illegal_reward: float = -1.0,
@@ -73,13 +77,24 @@ class SingleLearnerEnv(gym.Env):
         self.factories = list(opponents) if isinstance(opponents, Sequence) else [opponents]
         if not self.factories:
             raise ValueError("at least one opponent factory is needed")
+        if opponent_draw not in OPPONENT_DRAWS:
+            raise ValueError(f"opponent_draw must be one of {', '.join(OPPONENT_DRAWS)}, got {opponent_draw!r}")
+        if opponent_draw == "lineup":
+            if opponent_weights is not None:
+                raise ValueError("opponent_weights has no meaning with opponent_draw='lineup' (every opponent plays)")
+            wrong = [n for n in counts if n - 1 != len(self.factories)]
+            if wrong:
+                raise ValueError(
+                    f"opponent_draw='lineup' seats each of the {len(self.factories)} opponents once, so every "
+                    f"player count must be {len(self.factories) + 1}; got {list(counts)}"
+                )
+        self.opponent_draw = opponent_draw
         if opponent_weights is None:
             opponent_weights = [1.0] * len(self.factories)
         w = np.asarray(opponent_weights, dtype=float)
         if w.shape != (len(self.factories),) or (w < 0).any() or w.sum() <= 0 or not np.isfinite(w).all():
             raise ValueError(f"opponent_weights must be {len(self.factories)} non-negative numbers with a positive sum")
         self.weights = w / w.sum()
-        self.mix_opponents = bool(mix_opponents)
         if learner_seat is not None and not all(0 <= learner_seat < n for n in counts):
             raise ValueError(f"learner_seat {learner_seat} does not exist for player counts {counts}")
         self.fixed_seat = learner_seat
@@ -155,9 +170,13 @@ class SingleLearnerEnv(gym.Env):
         self.env = env = self._envs[n]
         seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(n))
         self.learner = env.possible_agents[seat]
-        picks = [int(x) for x in rng.choice(len(self.factories), size=n, p=self.weights)]
-        if not self.mix_opponents:
-            picks = [picks[0]] * n
+        if self.opponent_draw == "lineup":
+            order = [int(x) for x in rng.permutation(len(self.factories))]
+            picks = order[:seat] + [0] + order[seat:]  # the learner's own entry is never used
+        else:
+            picks = [int(x) for x in rng.choice(len(self.factories), size=n, p=self.weights)]
+            if self.opponent_draw == "game":
+                picks = [picks[0]] * n
         base = int(rng.integers(2**63 - 1))
         self._opp = [None if s == seat else self._opponent(n, s, picks[s], base) for s in range(n)]
         self.episode_opponents = tuple(picks[s] for s in range(n) if s != seat)

@@ -37,6 +37,8 @@ MAX_WORKERS = 64
 MAX_RUNNERS = 4096
 #: the PPO stage's engines (``backend``)
 BACKENDS = ("sb3", "rllib")
+#: how a game seats ``ppo.opponents`` (:class:`~clue_env.training.adapter.SingleLearnerEnv`'s ``opponent_draw``)
+OPPONENT_DRAWS = ("game", "seat", "lineup")
 MAX_THREADS = 256
 #: the largest size of each of the network's layers (:class:`~clue_env.training.network.CluePolicyNet`):
 #: far above the shipped sizes (256, 64, 64), low enough that a network is at most ~100 MB. A
@@ -116,9 +118,12 @@ class ImitationConfig:
 class PPOConfig:
     #: learner timesteps of PPO fine-tuning after imitation (0: imitation only)
     timesteps: int = 0
-    #: opponent specs (one is drawn per episode, by ``opponent_weights``)
+    #: opponent specs; ``opponent_draw`` says how a game seats them
     opponents: tuple[str, ...] = ("notebook",)
     opponent_weights: tuple[float, ...] | None = None
+    #: ``game``: one spec (drawn by ``opponent_weights``) in every opponent seat; ``seat``: one drawn per seat;
+    #: ``lineup``: every spec once, in a random order around the table (the player count is then their number + 1)
+    opponent_draw: str = "game"
     n_envs: int = 2
     #: environments in worker processes (True: :class:`~clue_env.training.vec_env.GroupedSubprocVecEnv`)
     #: or all in this process (False: DummyVecEnv)
@@ -403,6 +408,10 @@ def _check(obj: Any, where: str) -> None:
             raise TrainConfigError(f"{where}.opponent_weights needs one weight per opponent ({len(obj.opponents)})")
         if obj.opponent_weights is not None and not sum(obj.opponent_weights) > 0:
             raise TrainConfigError(f"{where}.opponent_weights must have a positive sum, got {list(obj.opponent_weights)}")
+        if obj.opponent_draw not in OPPONENT_DRAWS:
+            raise TrainConfigError(f"{where}.opponent_draw must be one of {', '.join(OPPONENT_DRAWS)}, got {obj.opponent_draw!r}")
+        if obj.opponent_draw == "lineup" and obj.opponent_weights is not None:
+            raise TrainConfigError(f"{where}.opponent_weights has no meaning with opponent_draw: lineup (every opponent plays)")
         _positive(where, max_grad_norm=obj.max_grad_norm, target_kl=obj.target_kl)
         if obj.vf_coef < 0:
             raise TrainConfigError(f"{where}.vf_coef must be >= 0, got {obj.vf_coef}")
@@ -475,6 +484,13 @@ def _check(obj: Any, where: str) -> None:
         if obj.imitation.from_init and obj.imitation.games == 0 and obj.imitation.dagger_rounds == 0:
             raise TrainConfigError("imitation.from_init: true with games 0 and dagger_rounds 0 would do nothing")
         _check_players(obj)
+        if obj.ppo.opponent_draw == "lineup":
+            wrong = [n for n in obj.num_players if n != len(obj.ppo.opponents) + 1]
+            if wrong:
+                raise TrainConfigError(
+                    f"ppo.opponent_draw: lineup seats each of the {len(obj.ppo.opponents)} opponents once, so num_players "
+                    f"must be [{len(obj.ppo.opponents) + 1}], got {list(obj.num_players)}"
+                )
 
 
 def _at_most(where: str, hi: int, **values: int) -> None:

@@ -67,18 +67,24 @@ class EnvCreator:
         num_players: tuple[int, ...],
         rules: Any,
         opponent_weights: Sequence[float] | None,
+        opponent_draw: str = "game",
     ) -> None:
         self.factories = list(factories)
         self.num_players = tuple(num_players)
         self.rules = rules
         self.opponent_weights = None if opponent_weights is None else list(opponent_weights)
+        self.opponent_draw = opponent_draw
 
     def __call__(self, env_config: Any = None) -> Any:
         from .adapter import SingleLearnerEnv
         from .rllib_module import MaskedObsEnv
 
         env = SingleLearnerEnv(
-            self.factories, num_players=self.num_players, rules=self.rules, opponent_weights=self.opponent_weights
+            self.factories,
+            num_players=self.num_players,
+            rules=self.rules,
+            opponent_weights=self.opponent_weights,
+            opponent_draw=self.opponent_draw,
         )
         return MaskedObsEnv(env, salt=int(getattr(env_config, "worker_index", 0) or 0))
 
@@ -122,7 +128,8 @@ def algo_config(trainer: Trainer, net: Any, seed: int) -> Any:
     cfg = trainer.cfg
     p, r = cfg.ppo, cfg.rllib
     specs = [_absolute_policy(s) for s in p.opponents]
-    creator = EnvCreator([trainer.factory_for(s) for s in specs], cfg.num_players, trainer.rules, p.opponent_weights)
+    factories = [trainer.factory_for(s) for s in specs]
+    creator = EnvCreator(factories, cfg.num_players, trainer.rules, p.opponent_weights, p.opponent_draw)
     register_env(ENV_NAME, creator)
     rollout = p.n_envs * p.n_steps
     return (

@@ -513,7 +513,9 @@ class Trainer:
         rules = self.rules
 
         def make() -> SingleLearnerEnv:
-            return SingleLearnerEnv(factories, num_players=counts, rules=rules, opponent_weights=p.opponent_weights)
+            return SingleLearnerEnv(
+                factories, num_players=counts, rules=rules, opponent_weights=p.opponent_weights, opponent_draw=p.opponent_draw
+            )
 
         fns: list[Callable[[], gym.Env]] = [make] * p.n_envs
         if p.subprocess and p.n_envs > 1:
