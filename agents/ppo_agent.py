@@ -69,8 +69,9 @@ SHIPPED_POLICY_2P_MIXED = os.path.join(MODELS, "clue_ppo_2p_mixed.pt")
 #: accuses where the mean of the two heads' stop-minus-wait logits is above zero. What ``ppo`` plays in
 #: 4-player classic games
 SHIPPED_POLICY_4P_MIXED = os.path.join(MODELS, "clue_ppo_4p_mixed.pt")
-#: the classic network after a PPO stage against 2 ``deduction`` in 3-player games
-#: (configs/train/finetune_3p.yaml, from :data:`SHIPPED_POLICY`); what ``ppo`` plays with 3 classic players
+#: the classic network after two PPO stages against 2 ``deduction`` in 3-player games
+#: (configs/train/finetune_3p.yaml from :data:`SHIPPED_POLICY`, then finetune_3p_b.yaml); what ``ppo`` plays with
+#: 3 classic players
 SHIPPED_NETWORK_3P = os.path.join(MODELS, "clue_ppo_3p.pt")
 #: that 3-player network with the same bag of two heads as with 4 players, but its set-5 head fitted on 12,000
 #: recorded 3-player games (configs/train/accusation_classic_3p_v5_12k.yaml). What ``ppo`` plays in 3-player
