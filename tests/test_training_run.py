@@ -143,7 +143,8 @@ def test_ppo_in_a_mixed_lineup_trains_and_seats_every_opponent(tmp_path):
     from agents import SpecFactory
     from clue_env.training.trainer import Trainer
 
-    data = yaml.safe_load(open(SMOKE).read())
+    with open(SMOKE) as f:
+        data = yaml.safe_load(f)
     data["ppo"].update(opponents=["notebook", "random", "random"], opponent_draw="lineup", timesteps=512, n_envs=2,
                        subprocess=False)  # fmt: skip
     data["imitation"]["games"] = 2
