@@ -332,6 +332,11 @@ def main(argv: list[str] | None = None) -> int:
         "4: a room_values=3 --policy that also reads the suggestion scores",
     )
     ap.add_argument("--new-lr", type=float, help="the learning rate of the --mode 2-4 scalars (default: --lr)")
+    ap.add_argument(
+        "--floor-squares",
+        action="store_true",
+        help="--mode 3: the widened copy scores the square moves at the floor (CluePolicyNet(floor_squares=True))",
+    )
     ap.add_argument("--skip-as-is", action="store_true", help="fit only the widened copy (not the network as it is)")
     ap.add_argument("--fit-only-new", action="store_true", help="fit only the room-value input's weights of the widened copy")
     ap.add_argument("--play-arms", default="", help="comma-separated copies to play (default: every fitted copy)")
@@ -432,13 +437,15 @@ def main(argv: list[str] | None = None) -> int:
     out["policy_reads_room_values"] = base_reads_rv
     if args.mode == 3 and load_policy(policy)[0].room_values != 2:
         ap.error("--mode 3 adds move scores to a room_values=2 --policy (such as the shipped two-player file)")
+    if args.floor_squares and args.mode != 3:
+        ap.error("--floor-squares goes with --mode 3 (the move scores)")
     if args.mode == 4 and load_policy(policy)[0].room_values != 3:
         ap.error("--mode 4 adds suggestion scores to a room_values=3 --policy (a --mode 3 --save'd file)")
     for use_rv in (True,) if base_reads_rv or args.skip_as_is else (False, True):
         torch.manual_seed(0)
         base, _ = load_policy(policy)
         if args.mode == 3:
-            net = add_move_scores(base)  # its inputs are wider than the data's rv alone
+            net = add_move_scores(base, floor_squares=args.floor_squares)  # its inputs are wider than the data's rv alone
         elif args.mode == 4:
             net = add_suggest_scores(base)
         else:

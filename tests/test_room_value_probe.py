@@ -304,6 +304,66 @@ def test_mode_3_starts_as_its_mode_2_network_and_its_move_score_terms_move_the_m
         add_move_scores(three)
 
 
+def test_floor_squares_scores_the_square_moves_at_the_floor_and_nothing_else():
+    """Classic moves include stepping to a chosen square, which the planner never scores: with
+    ``floor_squares`` those actions get the ``toward`` scalar times (log floor - best log-score), as a
+    move scored 0 would, and nothing where no move is scored; without it they keep 0 (the files written
+    before it play as they did)."""
+    from clue_env.codec import default_codec
+    from clue_env.training.network import MOVE_SCORE_FLOOR, MOVE_SCORES, add_move_scores
+
+    c = default_codec()
+    two = _mode_2()
+    plain, floored = add_move_scores(two), add_move_scores(two, floor_squares=True)
+    assert floored.config()["floor_squares"] is True and "floor_squares" not in plain.config()
+    gen = torch.Generator().manual_seed(5)
+    x = torch.rand(3, two.input_size, generator=gen)
+    ms = torch.rand(3, MOVE_SCORES, generator=gen) * (torch.rand(3, MOVE_SCORES, generator=gen) > 0.4)
+    ms[2] = 0.0  # a decision that is not a move: nothing scored
+    x3 = torch.cat([x, ms], dim=1)
+    with torch.no_grad():
+        assert torch.allclose(floored(x3)[0], two(x)[0], atol=1e-5)  # zero scalars: the mode-2 function
+        for net in (plain, floored):
+            net.ms_logit.copy_(torch.tensor([1.0, 2.0, 3.0, 4.0]))
+        a, b = plain(x3)[0], floored(x3)[0]
+        assert torch.allclose(floored.reference_forward(x3)[0], b, atol=1e-5)
+    best = torch.log(ms + MOVE_SCORE_FLOOR).max(dim=1).values
+    squares = slice(c.MOVE, c.ENTER)
+    want = 2.0 * (torch.log(torch.tensor(MOVE_SCORE_FLOOR)) - best)
+    assert torch.allclose((b - a)[:, squares], want[:, None].expand(3, c.ENTER - c.MOVE), atol=1e-4)
+    assert float(want[0]) < -1.0 and float(want[2]) == 0.0
+    rest = torch.ones(591, dtype=torch.bool)
+    rest[squares] = False
+    assert torch.equal(b[:, rest], a[:, rest])  # every other action as without the floor
+    # large scalars now rank every scored move above every square move, as the planner would
+    with torch.no_grad():
+        floored.ms_logit.mul_(1e4)
+        big = floored(x3)[0]
+    top_scored = torch.cat([big[:, c.ENTER : c.TOWARD + N_ROOMS], big[:, [c.STAY, c.PASSAGE]]], dim=1).max(dim=1).values
+    assert bool((big[:2, squares].max(dim=1).values < top_scored[:2]).all())
+    # refused where there are no move scores, and as a non-bool; a saved file keeps it
+    with pytest.raises(ValueError, match="floor_squares"):
+        CluePolicyNet(room_values=2, floor_squares=True)
+    with pytest.raises(ValueError, match="floor_squares"):
+        CluePolicyNet(room_values=3, floor_squares=1)  # type: ignore[arg-type]
+
+
+def test_a_floor_squares_network_round_trips_and_bad_configs_are_refused(tmp_path):
+    from clue_env.training.config import net_sizes_problem
+    from clue_env.training.network import add_move_scores
+
+    net = add_move_scores(_mode_2(), floor_squares=True)
+    path = str(tmp_path / "fs.pt")
+    save_policy(path, net, {})
+    back, _ = load_policy(path)
+    assert back.floor_squares and back.config() == net.config()
+    assert all(torch.equal(a, b) for a, b in zip(back.state_dict().values(), net.state_dict().values()))
+    assert "floor_squares" in (net_sizes_problem({"hidden": 8, "room_values": 2, "floor_squares": True}) or "")
+    assert "floor_squares" in (net_sizes_problem({"hidden": 8, "room_values": 3, "floor_squares": "yes"}) or "")
+    assert net_sizes_problem({"hidden": 8, "room_values": 3, "floor_squares": True}) is None
+    assert net_sizes_problem({"hidden": 8, "room_values": 4, "floor_squares": False}) is None
+
+
 def _games(n: int, rules: str, games: int, plan: str | None = None):
     """(planner's move scores, its choice) at every move decision of ``games`` games of ``deduction``."""
     from agents.deduction import DeductionAgent

@@ -246,7 +246,7 @@ def read_policy_file(path: str) -> dict[str, Any]:
     return out
 
 
-def expected_shapes(net_kwargs: dict[str, int]) -> dict[str, tuple[int, ...]]:
+def expected_shapes(net_kwargs: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     """The state-dict tensor shapes of a :class:`~clue_env.training.network.CluePolicyNet` with
     these (already bounds-checked) sizes, computed on torch's ``meta`` device: nothing is allocated."""
     import torch

@@ -33,6 +33,11 @@ does not weigh, see ``DeductionAgent.move_scores``) and adds a learned multiple 
 (four more scalars, one per kind; the best-scored move gets 0, so however large the scalars grow
 the term ranks the moves as the planner does). The network still makes every decision; how far it
 follows the planner's scores is what it learns.
+With ``floor_squares`` the moves to a chosen square (the codec's ``move`` block, which the planner
+never scores) are scored at the floor too, with the ``toward`` scalar: otherwise they get 0, above
+every scored move but the best, and fitted scalars push a classic network onto single squares (the
+4-player probe of 2026-12-07 in the README). Off by default, so the files written before it play as
+they did.
 :func:`add_move_scores` turns a ``room_values=2`` network into one, computing the same function
 until the four new scalars move.
 
@@ -50,7 +55,8 @@ Pure torch (no SB3): the ``ppo`` agent loads it on its own, and SB3's policy wra
 
 from __future__ import annotations
 
-from typing import cast
+import math
+from typing import Any, cast
 
 import torch
 from torch import nn
@@ -98,10 +104,21 @@ class CluePolicyNet(nn.Module):
     passage: torch.Tensor
     kind: torch.Tensor
 
-    def __init__(self, hidden: int = 256, card_hidden: int = 64, context_to_card: int = 64, room_values: int = 0) -> None:
+    def __init__(
+        self,
+        hidden: int = 256,
+        card_hidden: int = 64,
+        context_to_card: int = 64,
+        room_values: int = 0,
+        floor_squares: bool = False,
+    ) -> None:
         super().__init__()
         if room_values not in (0, 1, 2, 3, 4):
             raise ValueError(f"room_values must be 0, 1, 2, 3 or 4, got {room_values!r}")
+        if not isinstance(floor_squares, bool) or (floor_squares and room_values < 3):
+            raise ValueError(f"floor_squares (a bool) needs the move scores of room_values 3 or 4, got {floor_squares!r}")
+        #: score the square moves at the floor in the move-score term (see the module docstring)
+        self.floor_squares = bool(floor_squares)
         self.hidden, self.card_hidden, self.context_to_card = hidden, card_hidden, context_to_card
         self.room_values = int(room_values)
         L = POLICY_LAYOUT
@@ -240,9 +257,13 @@ class CluePolicyNet(nn.Module):
         if self.room_values >= 3:
             lo = self.obs_size + N_ROOMS
             ls = torch.log(x[:, lo : lo + MOVE_SCORES].clamp(min=0.0) + MOVE_SCORE_FLOOR)  # (B, 20)
-            ls = ls - ls.max(dim=1, keepdim=True).values  # the best-scored move 0, the others below it
+            best = ls.max(dim=1, keepdim=True).values
+            ls = ls - best  # the best-scored move 0, the others below it
             m = self.ms_logit
-            flat = torch.cat([zeros, m[3] * ls[:, -1:], m[2] * ls[:, -2:-1], zeros, x.new_zeros(B, self._n_move)], dim=1)
+            squares = x.new_zeros(B, self._n_move)
+            if self.floor_squares:  # an unscored square move as a move scored 0 (0 where nothing is scored)
+                squares = squares + m[1] * (math.log(MOVE_SCORE_FLOOR) - best)
+            flat = torch.cat([zeros, m[3] * ls[:, -1:], m[2] * ls[:, -2:-1], zeros, squares], dim=1)
             moves = torch.cat([flat, m[0] * ls[:, :N_ROOMS], m[1] * ls[:, N_ROOMS : 2 * N_ROOMS], rest], dim=1)
             out = out + moves
         if self.room_values == 4:
@@ -281,11 +302,13 @@ class CluePolicyNet(nn.Module):
         logits, h = self(x)
         return logits, self.value_head(h).squeeze(-1)
 
-    def config(self) -> dict[str, int]:
-        """The constructor arguments (stored in checkpoints; ``room_values`` only when set)."""
+    def config(self) -> dict[str, Any]:
+        """The constructor arguments (stored in checkpoints; ``room_values`` and ``floor_squares`` only when set)."""
         out = {"hidden": self.hidden, "card_hidden": self.card_hidden, "context_to_card": self.context_to_card}
         if self.room_values:
             out["room_values"] = self.room_values
+        if self.floor_squares:
+            out["floor_squares"] = True
         return out
 
 
@@ -310,13 +333,16 @@ def widen_for_room_values(base: CluePolicyNet, mode: int = 1) -> CluePolicyNet:
     return net
 
 
-def _add_scalars(base: CluePolicyNet, what: str, name: str, size: int) -> CluePolicyNet:
+def _add_scalars(base: CluePolicyNet, what: str, name: str, size: int, floor_squares: bool = False) -> CluePolicyNet:
     """A copy of ``base`` one ``room_values`` mode up, whose new ``size`` scalars ``name`` start at
     zero, so that it computes ``base``'s function until they are trained."""
     mode = {"ms_logit": 3, "ss_logit": 4}[name]
     if base.room_values != mode - 1:
         raise ValueError(f"{what} are added to a room_values={mode - 1} network, not room_values={base.room_values}")
-    net = CluePolicyNet(**{**base.config(), "room_values": mode})
+    kwargs: dict[str, Any] = {**base.config(), "room_values": mode}
+    if floor_squares:
+        kwargs["floor_squares"] = True
+    net = CluePolicyNet(**kwargs)
     state = dict(base.state_dict())
     state[name] = torch.zeros(size)
     net.load_state_dict(state)
@@ -324,11 +350,11 @@ def _add_scalars(base: CluePolicyNet, what: str, name: str, size: int) -> CluePo
     return net
 
 
-def add_move_scores(base: CluePolicyNet) -> CluePolicyNet:
+def add_move_scores(base: CluePolicyNet, floor_squares: bool = False) -> CluePolicyNet:
     """A ``room_values=3`` copy of the ``room_values=2`` network ``base``: it also reads the
     planner's move scores, and computes ``base``'s function until its four new scalars (started at
-    zero) are trained."""
-    return _add_scalars(base, "move scores", "ms_logit", 4)
+    zero) are trained. ``floor_squares``: score the square moves at the floor (module docstring)."""
+    return _add_scalars(base, "move scores", "ms_logit", 4, floor_squares=floor_squares)
 
 
 def add_suggest_scores(base: CluePolicyNet) -> CluePolicyNet:
