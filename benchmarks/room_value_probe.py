@@ -435,8 +435,13 @@ def main(argv: list[str] | None = None) -> int:
     # a policy whose network already reads room values (a later round): only that copy is fitted on
     base_reads_rv = bool(load_policy(policy)[0].room_values)
     out["policy_reads_room_values"] = base_reads_rv
-    if args.mode == 3 and load_policy(policy)[0].room_values != 2:
-        ap.error("--mode 3 adds move scores to a room_values=2 --policy (such as the shipped two-player file)")
+    if args.mode == 3 and load_policy(policy)[0].room_values not in (0, 2):
+        ap.error(
+            "--mode 3 adds move scores to a room_values=2 --policy (such as the shipped two-player file), or to a network "
+            "without room values, first widened to room_values=2 with its new weights at zero (the same function)"
+        )
+    if args.mode == 3 and not base_reads_rv and not args.skip_as_is:
+        ap.error("--mode 3 with a --policy without room values fits the widened copy only: add --skip-as-is")
     if args.floor_squares and args.mode != 3:
         ap.error("--floor-squares goes with --mode 3 (the move scores)")
     if args.mode == 4 and load_policy(policy)[0].room_values != 3:
@@ -445,6 +450,8 @@ def main(argv: list[str] | None = None) -> int:
         torch.manual_seed(0)
         base, _ = load_policy(policy)
         if args.mode == 3:
+            if not base.room_values:  # a network without room values: as room_values=2 with zero new weights first
+                base = widen_for_room_values(base, 2)
             net = add_move_scores(base, floor_squares=args.floor_squares)  # its inputs are wider than the data's rv alone
         elif args.mode == 4:
             net = add_suggest_scores(base)

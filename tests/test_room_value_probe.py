@@ -477,6 +477,34 @@ def test_a_mode_3_probe_fits_plays_and_saves_a_network_the_ppo_agent_plays(tmp_p
         room_value_probe.main([*base, "--mode", "3"])
 
 
+def test_a_mode_3_probe_widens_a_classic_network_first_and_floors_its_square_moves(tmp_path):
+    """``--mode 3`` on a network without room values (the 4-player classic probe of 2026-12-07): it is
+    widened to ``room_values=2`` with zero new weights, then given move scores with ``--floor-squares``;
+    without ``--skip-as-is`` it is refused, as ``--floor-squares`` is away from mode 3."""
+    from agents.ppo_agent import SHIPPED_POLICY_4P_MIXED
+
+    args = ["--players", "4", "--rules", "classic", "--teacher", "deduction:plan=roll", "--games", "2", "--epochs", "1",
+            "--workers", "1", "--play", "2", "--mode", "3", "--fit-only-new", "--lr", "1e-2", "--policy",
+            SHIPPED_POLICY_4P_MIXED, "--data", str(tmp_path / "d.npz")]  # fmt: skip
+    with pytest.raises(SystemExit):
+        room_value_probe.main(args)  # fits only the widened copy: --skip-as-is is required
+    saved = [
+        "--skip-as-is",
+        "--floor-squares",
+        "--play-unfitted",
+        "--save",
+        str(tmp_path / "fits"),
+        "--json",
+        str(tmp_path / "p.json"),
+    ]
+    assert room_value_probe.main([*args, *saved]) == 0
+    net, _ = load_policy(str(tmp_path / "fits" / "with_room_values.pt"))
+    assert net.room_values == 3 and net.floor_squares
+    assert "unfitted" in json.loads((tmp_path / "p.json").read_text())["play"]
+    with pytest.raises(SystemExit):
+        room_value_probe.main([*args[:-2], "--mode", "2", "--floor-squares", "--skip-as-is"])
+
+
 def _mode_3() -> CluePolicyNet:
     from clue_env.training.network import add_move_scores
 
