@@ -372,6 +372,20 @@ def main(argv: list[str] | None = None) -> int:
     #: the saved and played copies' planner: the teacher's ``tells``, if any
     planner: dict[str, Any] = {"tells": tells} if tells is not None and tells != 1 else {}
 
+    # a policy whose network already reads room values (a later round): only that copy is fitted on;
+    # checked before any game is recorded, so a wrong combination costs nothing
+    base_reads_rv = bool(load_policy(policy)[0].room_values)
+    if args.mode == 3 and load_policy(policy)[0].room_values not in (0, 2):
+        ap.error(
+            "--mode 3 adds move scores to a room_values=2 --policy (such as the shipped two-player file), or to a network "
+            "without room values, first widened to room_values=2 with its new weights at zero (the same function)"
+        )
+    if args.mode == 3 and not base_reads_rv and not args.skip_as_is:
+        ap.error("--mode 3 with a --policy without room values fits the widened copy only: add --skip-as-is")
+    if args.floor_squares and args.mode != 3:
+        ap.error("--floor-squares goes with --mode 3 (the move scores)")
+    if args.mode == 4 and load_policy(policy)[0].room_values != 3:
+        ap.error("--mode 4 adds suggestion scores to a room_values=3 --policy (a --mode 3 --save'd file)")
     t0 = time.time()
     ids = list(range(args.seed, args.seed + args.games))
     chunk = max(1, min(25, args.games // 10))  # at least ~10 chunks: the held-out games are whole chunks
@@ -432,20 +446,7 @@ def main(argv: list[str] | None = None) -> int:
         "teacher": args.teacher,
     }
     fitted: dict[str, Any] = {}
-    # a policy whose network already reads room values (a later round): only that copy is fitted on
-    base_reads_rv = bool(load_policy(policy)[0].room_values)
     out["policy_reads_room_values"] = base_reads_rv
-    if args.mode == 3 and load_policy(policy)[0].room_values not in (0, 2):
-        ap.error(
-            "--mode 3 adds move scores to a room_values=2 --policy (such as the shipped two-player file), or to a network "
-            "without room values, first widened to room_values=2 with its new weights at zero (the same function)"
-        )
-    if args.mode == 3 and not base_reads_rv and not args.skip_as_is:
-        ap.error("--mode 3 with a --policy without room values fits the widened copy only: add --skip-as-is")
-    if args.floor_squares and args.mode != 3:
-        ap.error("--floor-squares goes with --mode 3 (the move scores)")
-    if args.mode == 4 and load_policy(policy)[0].room_values != 3:
-        ap.error("--mode 4 adds suggestion scores to a room_values=3 --policy (a --mode 3 --save'd file)")
     for use_rv in (True,) if base_reads_rv or args.skip_as_is else (False, True):
         torch.manual_seed(0)
         base, _ = load_policy(policy)

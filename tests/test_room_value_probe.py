@@ -474,7 +474,7 @@ def test_a_mode_3_probe_fits_plays_and_saves_a_network_the_ppo_agent_plays(tmp_p
         kept = {k: z[k] for k in z.files if k != "ms"}
     np.savez(old, **kept)
     with pytest.raises(SystemExit):
-        room_value_probe.main([*base, "--mode", "3"])
+        room_value_probe.main([*base, "--mode", "3", "--skip-as-is"])
 
 
 def test_a_mode_3_probe_widens_a_classic_network_first_and_floors_its_square_moves(tmp_path):
@@ -488,6 +488,7 @@ def test_a_mode_3_probe_widens_a_classic_network_first_and_floors_its_square_mov
             SHIPPED_POLICY_4P_MIXED, "--data", str(tmp_path / "d.npz")]  # fmt: skip
     with pytest.raises(SystemExit):
         room_value_probe.main(args)  # fits only the widened copy: --skip-as-is is required
+    assert not (tmp_path / "d.npz").exists()  # refused before a game was recorded
     saved = [
         "--skip-as-is",
         "--floor-squares",
