@@ -374,8 +374,9 @@ def main(argv: list[str] | None = None) -> int:
 
     # a policy whose network already reads room values (a later round): only that copy is fitted on;
     # checked before any game is recorded, so a wrong combination costs nothing
-    base_reads_rv = bool(load_policy(policy)[0].room_values)
-    if args.mode == 3 and load_policy(policy)[0].room_values not in (0, 2):
+    policy_rv = load_policy(policy)[0].room_values
+    base_reads_rv = bool(policy_rv)
+    if args.mode == 3 and policy_rv not in (0, 2):
         ap.error(
             "--mode 3 adds move scores to a room_values=2 --policy (such as the shipped two-player file), or to a network "
             "without room values, first widened to room_values=2 with its new weights at zero (the same function)"
@@ -384,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--mode 3 with a --policy without room values fits the widened copy only: add --skip-as-is")
     if args.floor_squares and args.mode != 3:
         ap.error("--floor-squares goes with --mode 3 (the move scores)")
-    if args.mode == 4 and load_policy(policy)[0].room_values != 3:
+    if args.mode == 4 and policy_rv != 3:
         ap.error("--mode 4 adds suggestion scores to a room_values=3 --policy (a --mode 3 --save'd file)")
     t0 = time.time()
     ids = list(range(args.seed, args.seed + args.games))
