@@ -71,6 +71,15 @@ class NotebookAgent(Agent):
             out.append(known[:1] or cand)
         return out
 
+    def envelope_candidates(self, view: SeatView) -> list[list[int]]:
+        """Per kind, the cards its notebook still leaves possible for the envelope (the ones it
+        would accuse with once each list has one card), from its own ``view`` (R31). Reads the
+        log as :meth:`act` does and chooses nothing; for diagnostics such as
+        ``benchmarks/accusation_bound.py``."""
+        self._board_game = bool(view.board_card_rooms)
+        self._read_log(view.events)
+        return self.candidates(view)
+
     def _pick(self, items: list[int]) -> int:
         return items[int(self.rng.integers(len(items)))]
 
