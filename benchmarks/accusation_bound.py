@@ -16,18 +16,18 @@ for any other agent what the deduction engine proves from that opponent's seat v
 on what it knows). The candidate should be one that accuses only at proof (``deduction``, or a
 network without its accusation head): every figure below replaces its game from an early accusation on.
 
-Three bounds on the gain of an accusation rule over the candidate as it played:
+What it reports, on the gain of accusing before proof over the candidate as it played:
 
-* **perfect foresight**: in each game it lost before proof, accuse its likeliest envelope at its last
-  chance before the winner's accusation (knowing the dice and every later choice); no rule can do
-  better with accusations alone;
-* **a rule that sees every opponent's state**: accuse at the first decision whose bucket (the two
-  smallest opponent counts, each capped at 9, and the probability's decile) won more often by
-  accusing than by waiting in the games it was fitted on; fitted in-sample (optimistic) and
-  cross-fitted over two halves (each half scored by the rule fitted on the other), the latter with
-  a paired 95% interval over games;
-* **threshold rules**: accuse once the closest opponent's count is at most K and the probability at
-  least t (the best of a grid, in-sample).
+* **perfect foresight**, the bound: in each game an opponent won before the candidate's proof,
+  accuse its likeliest envelope at its last chance before the winner's accusation (knowing the dice
+  and every later choice); no accusation rule can do better;
+* **how close the closest opponent was at that last chance**: how many envelopes it could still not
+  tell apart (median, and how often at most 2 or 4). A rule can only see a loss coming where an
+  opponent is visibly close before it wins;
+* **threshold rules that read every opponent's state**: accuse once the closest opponent's count is
+  at most K and the likeliest envelope's probability at least t. The best of a grid in-sample
+  (optimistic), and cross-fitted over two halves (each half played by the rule best on the other)
+  with a paired 95% interval over games. Not a bound: a head with other inputs may do better.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import os
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -48,10 +48,8 @@ from seat_games import agent_seed, mean_ci95, run_chunks  # noqa: E402
 
 #: the candidate's place in a line-up given to the seating schedule (its spec may equal an opponent's)
 CANDIDATE = "@candidate"
-#: opponent counts above this fall in one bucket
-COUNT_CAP = 9
-#: a bucket needs this many decisions in the fitting games to accuse
-MIN_BUCKET = 5
+#: opponent counts above this count as this many in the fitted rule's inputs
+COUNT_CAP = 64
 KS = (1, 2, 3, 4, 6, 9)
 TS = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6)
 
@@ -105,9 +103,8 @@ def _chunk(args: tuple[str, tuple[str, ...], str, list[int], int]) -> list[dict[
                             post, _how = triple_posterior(k, rng)
                             if post:
                                 triple, p = max(post.items(), key=lambda kv: kv[1])
-                                records.append(
-                                    [g.turn, float(p), [int(c) for c in triple], opponent_counts(env, agents, me, witnesses)]
-                                )
+                                counts = opponent_counts(env, agents, me, witnesses)
+                                records.append([g.turn, float(p), [int(c) for c in triple], counts, len(post)])
                     except Contradiction:  # impossible with a consistent log
                         pass
             env.step(agents[seat].act(obs, info))
@@ -158,22 +155,22 @@ def is_right(game: dict[str, Any], triple: Sequence[int]) -> bool:
     return list(triple) == [s, WEAPON_BASE + w, ROOM_BASE + r]
 
 
-def bucket(record: Sequence[Any]) -> tuple[int, int, int]:
-    """A decision's bucket: the two smallest opponent counts (capped) and the probability's decile."""
-    counts = [*record[3], COUNT_CAP, COUNT_CAP]
-    return (min(counts[0], COUNT_CAP), min(counts[1], COUNT_CAP), min(int(record[1] * 10), 9))
+def threshold_rule(k: int, t: float) -> Callable[[Sequence[Any]], bool]:
+    """Accuse once the closest opponent can tell at most ``k`` envelopes apart and the likeliest
+    envelope's probability is at least ``t``."""
+    return lambda r: bool(r[3]) and r[3][0] <= k and r[1] >= t
 
 
-def fit_rule(games: Sequence[dict[str, Any]]) -> set[tuple[int, int, int]]:
-    """The buckets in which accusing the likeliest envelope won more often than waiting did."""
-    stats: dict[tuple[int, int, int], list[int]] = defaultdict(lambda: [0, 0, 0])
-    for game in games:
-        for rec in game["records"]:
-            st = stats[bucket(rec)]
-            st[0] += 1
-            st[1] += is_right(game, rec[2])
-            st[2] += game["won"]
-    return {b for b, (n, right, won) in stats.items() if n >= MIN_BUCKET and right > won}
+def best_threshold(games: Sequence[dict[str, Any]]) -> tuple[str, float]:
+    """The grid's best threshold rule on ``games`` (``"K{k}_t{t}"``) and its win rate there."""
+    grid = {f"K{k}_t{t}": float(np.mean([play_rule(g, threshold_rule(k, t)) for g in games])) for k in KS for t in TS}
+    best = max(grid, key=lambda key: grid[key])
+    return best, grid[best]
+
+
+def _parse(key: str) -> tuple[int, float]:
+    k, t = key[1:].split("_t")
+    return int(k), float(t)
 
 
 def play_rule(game: dict[str, Any], accuse: Any) -> bool:
@@ -182,15 +179,22 @@ def play_rule(game: dict[str, Any], accuse: Any) -> bool:
     return bool(game["won"]) if rec is None else is_right(game, rec[2])
 
 
+def foresight_case(game: dict[str, Any]) -> bool:
+    """A game an opponent won before the candidate's proof, with a chance to accuse before."""
+    return not game["won"] and game["proof_turn"] < 0 and bool(game["records"]) and game["winner"] is not None
+
+
 def foresight(game: dict[str, Any]) -> bool:
     """Perfect foresight: a game lost before proof is won if the last chance's envelope was right."""
-    if game["won"] or game["proof_turn"] >= 0 or not game["records"] or game["winner"] is None:
+    if not foresight_case(game):
         return bool(game["won"])
     return is_right(game, game["records"][-1][2])
 
 
 def analyse(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The three bounds (module docstring) over recorded games, in win-rate points (fractions)."""
+    """What the module docstring lists, over recorded games (win rates and gains as fractions). A
+    game's ``records``: one ``[turn, probability, likeliest envelope (card ids), opponent counts
+    (ascending), possible envelopes]`` per decision where the candidate could accuse before proof."""
     n = len(games)
     won = np.array([g["won"] for g in games], dtype=float)
     base = float(won.mean())
@@ -203,35 +207,34 @@ def analyse(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for g, f in zip(games, fore):
         if f > g["won"]:
             fore_by[g["winner"]] += 1 / n
-    inside = fit_rule(games)
-    in_sample = float(np.mean([play_rule(g, lambda r: bucket(r) in inside) for g in games]))
+    last = [min(g["records"][-1][3]) for g in games if g["records"] and g["records"][-1][3] and foresight_case(g)]
+    best, best_rate = best_threshold(games)
     half = n // 2
     crossed = np.empty(n)
     for fit, test in ((slice(0, half), slice(half, n)), (slice(half, n), slice(0, half))):
-        rule = fit_rule(games[fit])
-        crossed[test] = [play_rule(g, lambda r, rule=rule: bucket(r) in rule) for g in games[test]]
-    diff, lo, hi = mean_ci95(crossed - won) if n > 1 else (float(crossed.mean() - base), float("nan"), float("nan"))
-    grid = {}
-    for k in KS:
-        for t in TS:
-            rule = lambda r, k=k, t=t: bool(r[3]) and r[3][0] <= k and r[1] >= t  # noqa: E731
-            grid[f"K{k}_t{t}"] = float(np.mean([play_rule(g, rule) for g in games]))
-    best = max(grid, key=lambda key: grid[key])
+        rule = threshold_rule(*_parse(best_threshold(games[fit])[0]))
+        crossed[test] = [play_rule(g, rule) for g in games[test]]
+    diff, lo, hi = mean_ci95(crossed - won)
     return {
         "games": n,
         "win_rate": base,
         "lost_before_proof": float(np.mean([not g["won"] and g["proof_turn"] < 0 for g in games])),
         "lost_to": dict(lost_by),
         "foresight": {"win_rate": float(fore.mean()), "gain": float(fore.mean() - base), "gain_by_winner": dict(fore_by)},
-        "opponent_state_rule": {
-            "in_sample_win_rate": in_sample,
-            "in_sample_gain": in_sample - base,
-            "in_sample_buckets": len(inside),
+        "closest_opponent_at_last_chance": {
+            "games": len(last),
+            "median": float(np.median(last)) if last else None,
+            "share_at_most_2": float(np.mean([c <= 2 for c in last])) if last else None,
+            "share_at_most_4": float(np.mean([c <= 4 for c in last])) if last else None,
+        },
+        "thresholds": {
+            "best": best,
+            "best_win_rate": best_rate,
+            "best_gain": best_rate - base,
             "cross_fitted_win_rate": float(crossed.mean()),
             "cross_fitted_gain": diff,
             "cross_fitted_ci95": [lo, hi],
         },
-        "thresholds": {"best": best, "best_win_rate": grid[best], "best_gain": grid[best] - base, "grid": grid},
     }
 
 
@@ -262,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     parts = run_chunks(_chunk, (args.candidate, opponents, args.rules), args.seed, args.games, args.agent_seed, args.workers)
     games = [g for p in parts for g in p]
     report = analyse(games)
-    o, f, th = report["opponent_state_rule"], report["foresight"], report["thresholds"]
+    f, c, th = report["foresight"], report["closest_opponent_at_last_chance"], report["thresholds"]
     print(
         f"accusation bound: {args.candidate} against {','.join(opponents)} ({args.rules}, balanced seats), "
         f"{args.games} games from seed {args.seed}, agent seed {args.agent_seed}, {time.perf_counter() - t0:.0f} s"
@@ -271,12 +274,17 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  as played: {report['win_rate']:.1%}; {lost}")
     by_winner = {k: round(v, 4) for k, v in f["gain_by_winner"].items()}
     print(f"  perfect foresight: {f['win_rate']:.1%} ({f['gain']:+.1%}; by winner {by_winner})")
+    if c["games"]:
+        print(
+            f"  closest opponent at the last chance ({c['games']} games): median {c['median']:g} envelopes, "
+            f"at most 2 in {c['share_at_most_2']:.1%}, at most 4 in {c['share_at_most_4']:.1%}"
+        )
+    lo, hi = th["cross_fitted_ci95"]
     print(
-        f"  rule seeing every opponent's state: in-sample {o['in_sample_win_rate']:.1%} ({o['in_sample_gain']:+.1%}), "
-        f"cross-fitted {o['cross_fitted_win_rate']:.1%} ({o['cross_fitted_gain']:+.1%} "
-        f"[{o['cross_fitted_ci95'][0]:+.1%}, {o['cross_fitted_ci95'][1]:+.1%}])"
+        f"  threshold rules reading the opponents: best {th['best']} in-sample {th['best_win_rate']:.1%} "
+        f"({th['best_gain']:+.1%}); cross-fitted {th['cross_fitted_win_rate']:.1%} "
+        f"({th['cross_fitted_gain']:+.1%} [{lo:+.1%}, {hi:+.1%}])"
     )
-    print(f"  best threshold rule ({th['best']}, in-sample): {th['best_win_rate']:.1%} ({th['best_gain']:+.1%})")
     if args.json:
         from clue_env.fileio import write_output
 

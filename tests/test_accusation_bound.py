@@ -43,32 +43,43 @@ def test_foresight_wins_a_lost_game_only_when_the_last_chance_was_right_r28():
     assert accusation_bound.foresight(_game(True, [[5, 0.2, WRONG, [4]]]))  # a win stays a win
 
 
-def test_the_fitted_rule_accuses_where_accusing_beat_waiting():
-    # bucket (1, 9, 3): opponent one envelope from proof; accusing there was right in 8 of 10 games
-    # the candidate lost; bucket (9, 9, 3): accusing was right in 3 of 10 games it won anyway
-    close = [[10, 0.35, RIGHT if i < 8 else WRONG, [1]] for i in range(10)]
-    far = [[10, 0.35, RIGHT if i < 3 else WRONG, [12, 20]] for i in range(10)]
-    games = [_game(False, [r]) for r in close] + [_game(True, [r]) for r in far]
-    rule = accusation_bound.fit_rule(games)
-    assert rule == {(1, 9, 3)}
-    outcomes = [accusation_bound.play_rule(g, lambda r: accusation_bound.bucket(r) in rule) for g in games]
-    assert sum(outcomes) == 8 + 10
+def _close_and_far_games() -> list[dict]:
+    # 10 games lost while an opponent was 1 envelope from proof, where accusing was right 8 times;
+    # 10 games won while every opponent was far (12 and 20), where accusing was right 3 times
+    close = [_game(False, [[10, 0.35, RIGHT if i < 8 else WRONG, [1], 3]]) for i in range(10)]
+    far = [_game(True, [[10, 0.35, RIGHT if i < 3 else WRONG, [12, 20], 3]]) for i in range(10)]
+    return close + far
+
+
+def test_a_threshold_rule_accuses_only_once_the_closest_opponent_is_that_close():
+    close, far = [1, 0.4, RIGHT, [1, 9], 3], [1, 0.4, RIGHT, [3, 9], 3]
+    assert accusation_bound.threshold_rule(2, 0.3)(close) and not accusation_bound.threshold_rule(2, 0.3)(far)
+    assert not accusation_bound.threshold_rule(2, 0.5)(close)  # the probability is under t
+    assert not accusation_bound.threshold_rule(9, 0.0)([1, 0.4, RIGHT, [], 3])  # no opponent left
+
+
+def test_the_best_threshold_rule_accuses_where_accusing_beat_waiting():
+    games = _close_and_far_games()
+    best, rate = accusation_bound.best_threshold(games)
+    assert best.startswith("K1_") and rate == pytest.approx((8 + 10) / 20)
     report = accusation_bound.analyse(games)
     assert report["win_rate"] == 0.5
-    assert report["opponent_state_rule"]["in_sample_gain"] == pytest.approx(0.4)
-    assert report["foresight"]["gain"] == pytest.approx(0.4)
-    # every threshold rule at K=1 accuses exactly the close games: the same 0.4
+    assert report["foresight"]["gain"] == pytest.approx(0.4)  # the 8 lost games whose last chance was right
     assert report["thresholds"]["best_gain"] == pytest.approx(0.4)
+    last = report["closest_opponent_at_last_chance"]
+    assert last["games"] == 10 and last["median"] == 1 and last["share_at_most_2"] == 1.0
 
 
-def test_a_bucket_needs_enough_decisions_to_accuse():
-    few = [_game(False, [[10, 0.35, RIGHT, [1]]]) for _ in range(accusation_bound.MIN_BUCKET - 1)]
-    assert accusation_bound.fit_rule(few) == set()
-
-
-def test_bucket_caps_counts_and_reads_the_decile():
-    assert accusation_bound.bucket([0, 0.999, RIGHT, []]) == (9, 9, 9)
-    assert accusation_bound.bucket([0, 0.5, RIGHT, [3, 40, 2]]) == (3, 9, 5)
+def test_cross_fitting_plays_each_half_by_the_rule_best_on_the_other():
+    games = _close_and_far_games()
+    # halves: the 10 close games, then the 10 far ones. On the close half alone every K >= 1 with
+    # t <= 0.35 wins the most (the grid's first such key is K1_t0.0), which accuses nowhere in the far
+    # half; on the far half nothing beats waiting, so the first key (K1_t0.0) also plays the close half
+    report = accusation_bound.analyse(games)
+    th = report["thresholds"]
+    assert th["cross_fitted_gain"] == pytest.approx(0.4)
+    lo, hi = th["cross_fitted_ci95"]
+    assert lo < 0.4 < hi
 
 
 def test_games_play_out_on_balanced_seats_deterministically_r31():
@@ -81,8 +92,8 @@ def test_games_play_out_on_balanced_seats_deterministically_r31():
     for g in a:
         assert not g["won"] or 0 <= g["proof_turn"] <= g["turns"]  # `deduction` wins only after proof
         assert g["won"] or g["winner"] in {"deduction", "notebook", "random", None}
-        for turn, p, triple, counts in g["records"]:
-            assert 0 < p < 1 and len(triple) == 3 and turn <= g["turns"]
+        for turn, p, triple, counts, possible in g["records"]:
+            assert 0 < p < 1 and len(triple) == 3 and turn <= g["turns"] and possible >= 2
             assert counts == sorted(counts) and all(c >= 1 for c in counts) and len(counts) <= 3
 
 
