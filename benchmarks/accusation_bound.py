@@ -21,6 +21,8 @@ What it reports, on the gain of accusing before proof over the candidate as it p
 * **perfect foresight**, the bound: in each game an opponent won before the candidate's proof,
   accuse its likeliest envelope at its last chance before the winner's accusation (knowing the dice
   and every later choice); no accusation rule can do better;
+* **how the opponents win**: the share of lost games an opponent won in a turn where nobody could
+  refute its own suggestion (R27);
 * **how close the closest opponent was at that last chance**: how many envelopes it could still not
   tell apart (median, and how often at most 2 or 4). A rule can only see a loss coming where an
   opponent is visibly close before it wins;
@@ -116,6 +118,7 @@ def _chunk(args: tuple[str, tuple[str, ...], str, list[int], int]) -> list[dict[
                 "won": g.winner == me,
                 "winner": specs[g.winner] if g.winner >= 0 and g.winner != me else None,
                 "turns": g.turn,
+                "winner_unrefuted": g.winner >= 0 and g.winner != me and unrefuted_win(env, g.winner),
                 "proof_turn": proof,
                 "envelope": [int(s), int(w), int(r)],
                 "records": records,
@@ -145,6 +148,16 @@ def opponent_counts(env: Any, agents: Sequence[Any], me: int, witnesses: dict[in
             cand = witnesses[j].knowledge.envelope_candidates()
         counts.append(len(cand[0]) * len(cand[1]) * len(cand[2]))
     return sorted(counts)
+
+
+def unrefuted_win(env: Any, winner: int) -> bool:
+    """Whether nobody could refute ``winner``'s own suggestion in the turn it won (R27: then every
+    named card it does not hold is in the envelope). Read from public events only."""
+    from clue_env.engine.events import NoRefute, Turn
+
+    events = env.infos[env.possible_agents[winner]]["seat_view"].events
+    start = max((i for i, e in enumerate(events) if isinstance(e, Turn) and e.seat == winner), default=0)
+    return any(isinstance(e, NoRefute) and e.suggester == winner for e in events[start:])
 
 
 def is_right(game: dict[str, Any], triple: Sequence[int]) -> bool:
@@ -207,6 +220,7 @@ def analyse(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
     for g, f in zip(games, fore):
         if f > g["won"]:
             fore_by[g["winner"]] += 1 / n
+    unrefuted = [bool(g.get("winner_unrefuted")) for g in games if not g["won"] and g["winner"]]
     last = [min(g["records"][-1][3]) for g in games if g["records"] and g["records"][-1][3] and foresight_case(g)]
     best, best_rate = best_threshold(games)
     half = n // 2
@@ -220,6 +234,7 @@ def analyse(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "win_rate": base,
         "lost_before_proof": float(np.mean([not g["won"] and g["proof_turn"] < 0 for g in games])),
         "lost_to": dict(lost_by),
+        "lost_in_an_unrefuted_turn": float(np.mean(unrefuted)) if unrefuted else None,
         "foresight": {"win_rate": float(fore.mean()), "gain": float(fore.mean() - base), "gain_by_winner": dict(fore_by)},
         "closest_opponent_at_last_chance": {
             "games": len(last),
@@ -272,6 +287,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     lost = f"lost before proof {report['lost_before_proof']:.1%}; lost to {report['lost_to']}"
     print(f"  as played: {report['win_rate']:.1%}; {lost}")
+    if report["lost_in_an_unrefuted_turn"] is not None:
+        print(
+            f"  of the games lost, won by an opponent in a turn nobody could refute it: {report['lost_in_an_unrefuted_turn']:.1%}"
+        )
     by_winner = {k: round(v, 4) for k, v in f["gain_by_winner"].items()}
     print(f"  perfect foresight: {f['win_rate']:.1%} ({f['gain']:+.1%}; by winner {by_winner})")
     if c["games"]:

@@ -66,6 +66,9 @@ def test_the_best_threshold_rule_accuses_where_accusing_beat_waiting():
     assert report["win_rate"] == 0.5
     assert report["foresight"]["gain"] == pytest.approx(0.4)  # the 8 lost games whose last chance was right
     assert report["thresholds"]["best_gain"] == pytest.approx(0.4)
+    assert report["lost_in_an_unrefuted_turn"] == 0.0  # no game says its winner went unrefuted
+    games[0]["winner_unrefuted"] = True
+    assert accusation_bound.analyse(games)["lost_in_an_unrefuted_turn"] == pytest.approx(0.1)
     last = report["closest_opponent_at_last_chance"]
     assert last["games"] == 10 and last["median"] == 1 and last["share_at_most_2"] == 1.0
 
@@ -92,6 +95,7 @@ def test_games_play_out_on_balanced_seats_deterministically_r31():
     for g in a:
         assert not g["won"] or 0 <= g["proof_turn"] <= g["turns"]  # `deduction` wins only after proof
         assert g["won"] or g["winner"] in {"deduction", "notebook", "random", None}
+        assert not (g["won"] and g["winner_unrefuted"])
         for turn, p, triple, counts, possible in g["records"]:
             assert 0 < p < 1 and len(triple) == 3 and turn <= g["turns"] and possible >= 2
             assert counts == sorted(counts) and all(c >= 1 for c in counts) and len(counts) <= 3
