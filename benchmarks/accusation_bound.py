@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from seat_games import agent_seed, mean_ci95, run_chunks  # noqa: E402
+from seat_games import lineup_agents, mean_ci95, run_chunks  # noqa: E402
 
 #: the candidate's place in a line-up given to the seating schedule (its spec may equal an opponent's)
 CANDIDATE = "@candidate"
@@ -58,7 +58,6 @@ TS = (0.0, 0.2, 0.3, 0.4, 0.5, 0.6)
 
 def _chunk(args: tuple[str, tuple[str, ...], str, list[int], int]) -> list[dict[str, Any]]:
     import clue_env
-    from agents import make_agent
     from agents.tournament import arrangements
     from clue_env.codec import default_codec
     from clue_env.engine.knowledge import Contradiction
@@ -76,12 +75,7 @@ def _chunk(args: tuple[str, tuple[str, ...], str, list[int], int]) -> list[dict[
         seating = cycle[gi % len(cycle)]
         me = seating.index(CANDIDATE)
         specs = [candidate if s == CANDIDATE else s for s in seating]
-        agents = [
-            make_agent(spec, seat=i, num_players=n, rules=env.rules, seed=agent_seed(entropy, gi, i))
-            for i, spec in enumerate(specs)
-        ]
-        for a in agents:
-            a.reset()
+        agents = lineup_agents(specs, env, gi, entropy)
         env.reset(seed=gi)
         g = env.game
         tracker = SeatFeatures(me, n)

@@ -32,15 +32,27 @@ def seat_agents(candidate: str, opponent: str, env: Any, game: int, entropy: int
 
     n = env.num_players
     me = game % n
-
-    def make(spec: str, seat: int, key: int) -> Any:
-        return make_agent(spec, seat=seat, num_players=n, rules=env.rules, seed=agent_seed(entropy, game, key))
-
-    agents = [make(candidate if i == me else opponent, i, i) for i in range(n)]
-    extra = make(shadow, me, SHADOW_KEY) if shadow else None
-    for a in [*agents, *([extra] if extra is not None else [])]:
-        a.reset()
+    agents = lineup_agents([candidate if i == me else opponent for i in range(n)], env, game, entropy)
+    extra = None
+    if shadow:
+        extra = make_agent(shadow, seat=me, num_players=n, rules=env.rules, seed=agent_seed(entropy, game, SHADOW_KEY))
+        extra.reset()
     return me, agents, extra
+
+
+def lineup_agents(specs: Sequence[str], env: Any, game: int, entropy: int) -> list[Any]:
+    """One agent per seat of ``game`` (``specs`` in seat order), seat ``i`` seeded by
+    :func:`agent_seed` ``(entropy, game, i)``, each reset."""
+    from agents import make_agent
+
+    n = env.num_players
+    agents = [
+        make_agent(spec, seat=i, num_players=n, rules=env.rules, seed=agent_seed(entropy, game, i))
+        for i, spec in enumerate(specs)
+    ]
+    for a in agents:
+        a.reset()
+    return agents
 
 
 def run_chunks(
