@@ -168,16 +168,11 @@ def threshold_rule(k: int, t: float) -> Callable[[Sequence[Any]], bool]:
     return lambda r: bool(r[3]) and r[3][0] <= k and r[1] >= t
 
 
-def best_threshold(games: Sequence[dict[str, Any]]) -> tuple[str, float]:
-    """The grid's best threshold rule on ``games`` (``"K{k}_t{t}"``) and its win rate there."""
-    grid = {f"K{k}_t{t}": float(np.mean([play_rule(g, threshold_rule(k, t)) for g in games])) for k in KS for t in TS}
+def best_threshold(games: Sequence[dict[str, Any]]) -> tuple[tuple[int, float], float]:
+    """The grid's best threshold rule on ``games`` (its ``(K, t)``) and its win rate there."""
+    grid = {(k, t): float(np.mean([play_rule(g, threshold_rule(k, t)) for g in games])) for k in KS for t in TS}
     best = max(grid, key=lambda key: grid[key])
     return best, grid[best]
-
-
-def _parse(key: str) -> tuple[int, float]:
-    k, t = key[1:].split("_t")
-    return int(k), float(t)
 
 
 def play_rule(game: dict[str, Any], accuse: Any) -> bool:
@@ -220,7 +215,7 @@ def analyse(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
     half = n // 2
     crossed = np.empty(n)
     for fit, test in ((slice(0, half), slice(half, n)), (slice(half, n), slice(0, half))):
-        rule = threshold_rule(*_parse(best_threshold(games[fit])[0]))
+        rule = threshold_rule(*best_threshold(games[fit])[0])
         crossed[test] = [play_rule(g, rule) for g in games[test]]
     diff, lo, hi = mean_ci95(crossed - won)
     return {
@@ -237,7 +232,7 @@ def analyse(games: Sequence[dict[str, Any]]) -> dict[str, Any]:
             "share_at_most_4": float(np.mean([c <= 4 for c in last])) if last else None,
         },
         "thresholds": {
-            "best": best,
+            "best": f"K{best[0]}_t{best[1]}",
             "best_win_rate": best_rate,
             "best_gain": best_rate - base,
             "cross_fitted_win_rate": float(crossed.mean()),
