@@ -96,9 +96,7 @@ class NotebookAgent(Agent):
         if phase == Phase.REFUTE:
             cards = [c for c in range(N_CARDS) if mask[CODEC.show(c)]]
             return CODEC.show(self._pick(cards))
-        self._board_game = bool(view.board_card_rooms)
-        self._read_log(view.events)
-        sus, wep, rms = self.candidates(view)
+        sus, wep, rms = self.envelope_candidates(view)
         if mask[CODEC.ACCUSE] or mask[CODEC.accuse_slice].any():
             if len(sus) == 1 and len(wep) == 1 and len(rms) == 1:
                 s, w, r = sus[0], wep[0] - WEAPON_BASE, rms[0] - ROOM_BASE
