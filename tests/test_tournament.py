@@ -236,12 +236,37 @@ def test_ratings_rank_the_winner_first_tie_the_rest_and_average_a_repeated_spec(
     r = rate_games(["a", "b", "c"], [_result(0, ["a", "b", "c"], 0)])
     assert r["a"][0] > 25 > r["b"][0] == pytest.approx(r["c"][0])
     tied = rate_games(["a", "b", "c"], [_result(0, ["a", "b", "c"], -1)])
-    assert all(mu == pytest.approx(25.0) for mu, _ in tied.values())
+    assert all(r.mu == pytest.approx(25.0) for r in tied.values())
     rep = rate_games(["a", "b"], [_result(0, ["a", "a", "b"], 0)])
     win = rate_games(["a", "b", "c"], [_result(0, ["a", "c", "b"], 0)])
     assert 25 < rep["a"][0] < win["a"][0]  # one of a's seats won, the other lost: the average
     results = [_result(g, ["a", "b", "c"], g % 3) for g in range(6)]
     assert rate_games("abc", results) == rate_games("abc", reversed(results))  # game order, not arrival order
+
+
+def test_ratings_average_over_orders_of_the_games_so_the_order_does_not_decide():
+    """Rated game by game in one order, the order of the games moves two similar agents' ratings
+    far apart: 1,920 independent games where ``a`` wins 924 and ``b`` 901 put ``a`` 3.4 ahead in
+    their own order (nearly four times the reported sigma of 0.88, as good as clear), and 300 wins
+    of ``a`` then 300 of ``b`` rank them one way and the same games reversed the other. Averaged
+    over the orders, the gaps follow the wins, and each spec reports how far the orders spread its mu."""
+    rng = np.random.default_rng(0)
+    iid = [_result(g, ["a", "b", "c", "d"], int(w)) for g, w in enumerate(rng.choice(4, size=1920, p=[0.48, 0.47, 0.05, 0.0]))]
+    assert [sum(r.winner == i for r in iid) for i in (0, 1)] == [924, 901]
+    one, mean = rate_games("abcd", iid, orders=1), rate_games("abcd", iid)
+    assert one["a"].mu - one["b"].mu > 3.0 > 3 * one["a"].sigma
+    assert 0.0 < mean["a"].mu - mean["b"].mu < 1.0 and mean["a"].sigma == pytest.approx(one["a"].sigma, abs=0.02)
+    assert one["a"].mu_order_sd == 0.0 and mean["a"].mu_order_sd > 0.3
+
+    blocks = [_result(g, ["a", "b", "c", "d"], w) for g, w in enumerate([0] * 300 + [1] * 300 + [2] * 40)]
+    flipped = [_result(g, r.seats, r.winner) for g, r in enumerate(reversed(blocks))]
+    gaps = [r["a"].mu - r["b"].mu for r in (rate_games("abcd", blocks, orders=1), rate_games("abcd", flipped, orders=1))]
+    assert gaps[0] < -5.0 and gaps[1] > 5.0  # the same wins, either order first
+    mean = rate_games("abcd", blocks)
+    assert abs(mean["a"].mu - mean["b"].mu) < 0.5
+    assert mean == rate_games("abcd", [blocks[i] for i in rng.permutation(len(blocks))])  # the games' index, not arrival
+    with pytest.raises(ValueError, match="orders"):
+        rate_games("abcd", blocks, orders=0)
 
 
 def test_ratings_of_fixed_agents_keep_tightening_with_more_games():
@@ -263,7 +288,7 @@ def test_run_league_rates_agents_and_writes_the_json_shape():
     ratings = s["ratings"]
     assert list(ratings) == sorted(ratings, key=lambda k: -ratings[k]["mu"])
     for spec, r in ratings.items():
-        assert set(r) >= {"mu", "sigma", "ci95", "ordinal", "games", "wins", "win_rate"}
+        assert set(r) >= {"mu", "sigma", "mu_order_sd", "ci95", "ordinal", "games", "wins", "win_rate"}
         assert r["ci95"] == pytest.approx([r["mu"] - 1.96 * r["sigma"], r["mu"] + 1.96 * r["sigma"]], abs=1e-3)
         assert r["ordinal"] == pytest.approx(r["mu"] - 3 * r["sigma"])
         assert r["games"] == s["results"][spec]["games"] == 6
