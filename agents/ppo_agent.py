@@ -3,7 +3,7 @@ rules and player count: the network ``clue_ppo.pt`` for classic, ``clue_ppo_2023
 rules with 3-6 players, ``clue_ppo_2p.pt`` for the two-player game, each with its mixed-opponent
 accusation head: ``clue_ppo_mixed.pt``, ``clue_ppo_2023_mixed.pt``, ``clue_ppo_2p_mixed.pt``; with 3 or 4
 classic players ``clue_ppo_3p_mixed.pt`` or ``clue_ppo_4p_mixed.pt``, a bag of two heads with the 3-player network
-``clue_ppo_3p.pt`` or the classic network).
+``clue_ppo_3p.pt`` or the 4-player network ``clue_ppo_4p.pt``, which reads a ``deduction:tells=0.35`` planner).
 
 A policy file may also hold an accusation head (:mod:`clue_env.training.accusation_net`):
 then at every decision where an accusation is legal and the network's own choice is not one, the
@@ -64,15 +64,20 @@ SHIPPED_POLICY_2023_MIXED = os.path.join(MODELS, "clue_ppo_2023_mixed.pt")
 #: the two-player network with its mixed-opponent head of feature set 5 (each opponent's simulated progress,
 #: configs/train/accusation_2p_mixed_v5_dd.yaml)
 SHIPPED_POLICY_2P_MIXED = os.path.join(MODELS, "clue_ppo_2p_mixed.pt")
-#: the classic network with a bag of two accusation heads (the mixed head above and a 4-player head of feature
-#: set 5, configs/train/accusation_classic_4p_v5.yaml; ``python -m clue_env.training.combine --head A,B``): it
-#: accuses where the mean of the two heads' stop-minus-wait logits is above zero. What ``ppo`` plays in
-#: 4-player classic games
+#: the 4-player network ``clue_ppo_4p.pt`` (the classic network widened to read a ``deduction:tells=0.35``
+#: planner's room values, move scores and suggestion scores: benchmarks/room_value_probe.py --mode 3, then
+#: --mode 4, since 2026-12-07) with a bag of two accusation heads (the mixed head above and a 4-player head of
+#: feature set 5, configs/train/accusation_classic_4p_v5.yaml; ``python -m clue_env.training.combine --head
+#: A,B``): it accuses where the mean of the two heads' stop-minus-wait logits is above zero. What ``ppo`` plays
+#: in 4-player classic games
 SHIPPED_POLICY_4P_MIXED = os.path.join(MODELS, "clue_ppo_4p_mixed.pt")
 #: the classic network after two PPO stages against 2 ``deduction`` in 3-player games
 #: (configs/train/finetune_3p.yaml from :data:`SHIPPED_POLICY`, then finetune_3p_b.yaml); what ``ppo`` plays with
 #: 3 classic players
 SHIPPED_NETWORK_3P = os.path.join(MODELS, "clue_ppo_3p.pt")
+#: the classic network widened to read a ``deduction:tells=0.35`` planner (see :data:`SHIPPED_POLICY_4P_MIXED`,
+#: which plays it with 4 classic players)
+SHIPPED_NETWORK_4P = os.path.join(MODELS, "clue_ppo_4p.pt")
 #: that 3-player network with the same bag of two heads as with 4 players, but its set-5 head fitted on 12,000
 #: recorded 3-player games (configs/train/accusation_classic_3p_v5_12k.yaml). What ``ppo`` plays in 3-player
 #: classic games
@@ -90,7 +95,7 @@ PLAY_POLICIES = {
     SHIPPED_POLICY_2P: SHIPPED_POLICY_2P_MIXED,
 }
 #: every network file shipped in ``models/``; the other files there name one of them (policy format version 2)
-NETWORK_FILES = (SHIPPED_POLICY, SHIPPED_POLICY_2023, SHIPPED_POLICY_2P, SHIPPED_NETWORK_3P)
+NETWORK_FILES = (SHIPPED_POLICY, SHIPPED_POLICY_2023, SHIPPED_POLICY_2P, SHIPPED_NETWORK_3P, SHIPPED_NETWORK_4P)
 #: the same networks with their accusation heads (configs/train/accusation_*.yaml): the ``ppo_accuse`` spec
 ACCUSE_POLICIES = {
     SHIPPED_POLICY: os.path.join(MODELS, "clue_ppo_accuse.pt"),

@@ -25,11 +25,11 @@ from agents.ppo_agent import (  # noqa: E402
 )
 from agents.tournament import run_tournament  # noqa: E402
 from clue_env.codec import default_codec  # noqa: E402
-from clue_env.engine.cards import N_ROOMS, N_SUSPECTS, N_WEAPONS  # noqa: E402
+from clue_env.engine.cards import N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS  # noqa: E402
 from clue_env.engine.config import load_rules  # noqa: E402
 from clue_env.training.checkpoint import load_policy, save_policy  # noqa: E402
 from clue_env.training.features import POLICY_LAYOUT, layout_hash  # noqa: E402
-from clue_env.training.network import CluePolicyNet  # noqa: E402
+from clue_env.training.network import CARD_FEATURES, CluePolicyNet  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -125,8 +125,16 @@ def test_ppo_accuse_plays_each_shipped_network_with_its_accusation_head():
         # the 4-player classic file bags the set-3 mixed head with a set-5 head: it reads set 5
         assert plain.accusation.inputs == (STOP_FEATURES_V3 if base == SHIPPED_POLICY_2023 else STOP_FEATURES_V5)
         assert plain.accusation.members == (2 if base == SHIPPED_POLICY else 1)
-        # the same network: the head is the only difference
+        # the same network: the head is the only difference (with 4 classic players, the 4-player network: the
+        # classic one widened to read a planner, every classic weight unchanged, the first card layer with one
+        # more input column, the room value's, after the card inputs and before the card's identity)
         sa, sb = a.net.state_dict(), plain.net.state_dict()
+        if base == SHIPPED_POLICY:
+            assert plain.net.room_values == 4 and a.net.room_values == 0 and set(sa) < set(sb)
+            wide = sb["card.0.weight"]
+            assert wide.shape[1] == sa["card.0.weight"].shape[1] + 1
+            nf = CARD_FEATURES - N_CARDS
+            sb = {**sb, "card.0.weight": torch.cat([wide[:, :nf], wide[:, nf + 1 :]], dim=1)}
         assert all(torch.equal(sa[k], sb[k]) for k in sa)
         sc = load_policy(base)[0].state_dict()
         assert all(torch.equal(sa[k], sc[k]) for k in sa)
@@ -198,7 +206,7 @@ def test_network_forward_equals_its_plain_reference_and_gradients_agree():
     torch.manual_seed(3)
     net = CluePolicyNet(hidden=32, card_hidden=16, context_to_card=16)
     env = clue_env.env(num_players=4)
-    agent = make_agent("ppo", seat=0, num_players=4, seed=0)
+    agent = make_agent(f"ppo:{SHIPPED_POLICY}", seat=0, num_players=4, seed=0)  # a network without planner inputs
     xs = []
     env.reset(seed=2)
     rng = np.random.default_rng(0)
