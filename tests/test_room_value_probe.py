@@ -481,11 +481,11 @@ def test_a_mode_3_probe_widens_a_classic_network_first_and_floors_its_square_mov
     """``--mode 3`` on a network without room values (the 4-player classic probe of 2026-12-07): it is
     widened to ``room_values=2`` with zero new weights, then given move scores with ``--floor-squares``;
     without ``--skip-as-is`` it is refused, as ``--floor-squares`` is away from mode 3."""
-    from agents.ppo_agent import SHIPPED_POLICY_4P_MIXED
+    from agents.ppo_agent import SHIPPED_POLICY_MIXED  # the classic network, no room values, with a head
 
     args = ["--players", "4", "--rules", "classic", "--teacher", "deduction:plan=roll", "--games", "2", "--epochs", "1",
             "--workers", "1", "--play", "2", "--mode", "3", "--fit-only-new", "--lr", "1e-2", "--policy",
-            SHIPPED_POLICY_4P_MIXED, "--data", str(tmp_path / "d.npz")]  # fmt: skip
+            SHIPPED_POLICY_MIXED, "--data", str(tmp_path / "d.npz")]  # fmt: skip
     with pytest.raises(SystemExit):
         room_value_probe.main(args)  # fits only the widened copy: --skip-as-is is required
     assert not (tmp_path / "d.npz").exists()  # refused before a game was recorded
