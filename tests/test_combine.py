@@ -72,6 +72,13 @@ def test_no_head_writes_the_network_alone_cli(tmp_path, capsys):
         main(["--network", SHIPPED_POLICY_MIXED, "--no-head", "--head", SHIPPED_POLICY_MIXED, "--out", str(out)])
 
 
+def test_the_planner_sample_bound_is_the_deduction_agents():
+    from agents.deduction import MAX_SAMPLES
+    from clue_env.training.checkpoint import PLANNER_MAX_SAMPLES
+
+    assert PLANNER_MAX_SAMPLES == MAX_SAMPLES
+
+
 def test_planner_option_sets_the_files_planner_and_a_bad_one_writes_nothing(tmp_path, capsys):
     """``--planner`` names the deduction planner a planner-reading network gets in play (R31: its own
     seat's); the ppo agent loads the file with that planner; bad values are refused first."""
@@ -89,12 +96,19 @@ def test_planner_option_sets_the_files_planner_and_a_bad_one_writes_nothing(tmp_
     out.unlink()
     assert main(["--network", two, "--no-head", "--out", str(out), "--planner", "tells=0.35,pull=avoid,shows=repeat"]) == 0
     agent = make_agent(f"ppo:{out}", seat=0, num_players=2, rules="edition2023", seed=1)
-    assert agent.planner.shows == "repeat"
+    assert agent.planner.shows == "repeat" and agent.planner.samples == 64
+    out.unlink()
+    assert main(["--network", two, "--no-head", "--out", str(out), "--planner", "tells=0.35,samples=256"]) == 0
+    assert load_policy(str(out))[1]["planner"] == {"tells": 0.35, "samples": 256}
+    assert make_agent(f"ppo:{out}", seat=0, num_players=2, rules="edition2023", seed=1).planner.samples == 256
     out.unlink()
     for bad, why in (
         ("tells=0", "tells must be"),
         ("pull=far", "may only be 'avoid'"),
         ("shows=first", "shows must be 'any' or 'repeat'"),
+        ("samples=0", "samples must be an int from 1 to 4096"),
+        ("samples=8192", "samples must be an int from 1 to 4096"),
+        ("samples=1.5", "samples must be an int"),
         ("depth=3", "unknown planner"),
         ("x", "key=value"),
     ):

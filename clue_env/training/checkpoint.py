@@ -50,10 +50,13 @@ class CheckpointError(ClueError, ValueError):
 
 
 #: the planner parameters a policy file's ``meta["planner"]`` may set: ``tells`` (a number in (0, 1])
-#: ``pull`` (only ``"avoid"``, the one mode the planner's suggestion scores carry) and ``shows``
-#: (``"any"`` or ``"repeat"``, its information estimate's refuter model); the ``ppo`` agent builds a
-#: ``deduction`` planner of its own seat from them
-PLANNER_KEYS = ("tells", "pull", "shows")
+#: ``pull`` (only ``"avoid"``, the one mode the planner's suggestion scores carry), ``shows``
+#: (``"any"`` or ``"repeat"``, its information estimate's refuter model) and ``samples`` (how many deals
+#: it draws, an int from 1 to :data:`PLANNER_MAX_SAMPLES`); the ``ppo`` agent builds a ``deduction``
+#: planner of its own seat from them
+PLANNER_KEYS = ("tells", "pull", "shows", "samples")
+#: the most deals a planner may draw (``agents.deduction.MAX_SAMPLES``; the engine layer cannot import agents)
+PLANNER_MAX_SAMPLES = 4096
 
 
 def check_planner(spec: Any) -> dict[str, Any]:
@@ -70,6 +73,9 @@ def check_planner(spec: Any) -> dict[str, Any]:
         raise ValueError(f"pull may only be 'avoid' (the mode a network reads), got {spec['pull']!r}")
     if "shows" in spec and spec["shows"] not in ("any", "repeat"):
         raise ValueError(f"shows must be 'any' or 'repeat', got {spec['shows']!r}")
+    samples = spec.get("samples", 64)
+    if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= PLANNER_MAX_SAMPLES:
+        raise ValueError(f"samples must be an int from 1 to {PLANNER_MAX_SAMPLES}, got {samples!r}")
     return dict(spec)
 
 
@@ -447,6 +453,7 @@ def apply_ppo_checkpoint(path: str, model: Any, data: dict[str, Any]) -> None:
 
 __all__ = [
     "PLANNER_KEYS",
+    "PLANNER_MAX_SAMPLES",
     "check_planner",
     "CheckpointError",
     "apply_ppo_checkpoint",

@@ -27,8 +27,8 @@ shipped files that share a network are written (:mod:`clue_env.training.checkpoi
 
 ``--planner tells=0.35,pull=avoid`` sets the file's ``meta["planner"]``: the ``deduction`` planner a
 network that reads planner inputs (``room_values`` 1-4) gets in play (``tells`` a number in (0, 1],
-``pull`` only ``avoid``; the ``ppo`` agent checks it again when it loads the file). A bad one is
-refused before anything is written.
+``pull`` only ``avoid``, ``shows`` ``any`` or ``repeat``, ``samples`` an int from 1 to 4096; the ``ppo``
+agent checks it again when it loads the file). A bad one is refused before anything is written.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def parse_planner(text: str) -> dict[str, Any]:
         if not eq or not key:
             raise ValueError(f"bad planner item {item!r} in {text!r}: write key=value, e.g. tells=0.35,pull=avoid")
         try:
-            out[key] = float(value) if key == "tells" else value
+            out[key] = float(value) if key == "tells" else int(value) if key == "samples" else value
         except ValueError:
             out[key] = value  # refused below, with the value named
     return check_planner(out)
