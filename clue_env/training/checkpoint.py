@@ -55,7 +55,8 @@ class CheckpointError(ClueError, ValueError):
 #: it draws, an int from 1 to :data:`PLANNER_MAX_SAMPLES`); the ``ppo`` agent builds a ``deduction``
 #: planner of its own seat from them
 PLANNER_KEYS = ("tells", "pull", "shows", "samples")
-#: the most deals a planner may draw (``agents.deduction.MAX_SAMPLES``; the engine layer cannot import agents)
+#: the most deals a planner may draw: ``agents.deduction.MAX_SAMPLES`` (clue_env cannot import the agents above it;
+#: tests/test_combine.py checks the two agree)
 PLANNER_MAX_SAMPLES = 4096
 
 
