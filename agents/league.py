@@ -122,7 +122,7 @@ def rate_games(specs: Iterable[str], results: Iterable[GameResult], orders: int 
 
 def ratings_summary(ratings: dict[str, Rating], results: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """The JSON ``"ratings"``, ranked by ``mu`` (highest first)."""
-    ranked = sorted(ratings, key=lambda s: -ratings[s][0])
+    ranked = sorted(ratings, key=lambda s: -ratings[s].mu)
     out = {}
     for spec in ranked:
         mu, sigma, spread = ratings[spec]
