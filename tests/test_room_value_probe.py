@@ -607,7 +607,8 @@ def test_a_policy_file_names_its_planner_and_a_bad_one_is_refused(tmp_path):
     assert _two_player_game(path, 12) == _two_player_game(path, 12)
     bads = (
         ({"tells": 2.0}, "tells must be"),
-        ({"samples": 3}, "must be a mapping of tells, pull"),
+        ({"depth": 3}, "must be a mapping of tells, pull"),
+        ({"samples": 0}, "samples must be an int from 1"),
         ("x", "mapping"),
         ({"tells": 0.35, "pull": "far"}, "may only be 'avoid'"),
     )
