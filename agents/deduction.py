@@ -33,7 +33,11 @@ it draws are drawn again with weight ``tells`` per suspect or weapon an opponent
 it in that deal (``deduction`` itself names its own cards less often than chance), a number in (0, 1];
 ``shows`` (default ``any``), an experiment on the outcome model of its information estimate (R27):
 ``any`` expects a refuter to show any matching card, ``repeat`` expects it to show again a card it has
-already shown this seat when it can (as ``deduction`` refuters do), so naming such a card tells nothing.
+already shown this seat when it can (as ``deduction`` refuters do), so naming such a card tells nothing;
+``moves`` (default ``roll``), what :meth:`DeductionAgent.move_scores` reports in classic games (it chooses
+nothing): ``roll``, the roll-aware planner's scores (``plan=roll``'s units) whatever the agent's own ``plan``;
+``own``, the scores of the movement the agent itself makes (without ``plan``: each room's value per turn of
+travel, the rule :meth:`DeductionAgent.act` heads by; with it, the roll-aware scores).
 Bad values are refused at construction (ValueError naming them).
 """
 
@@ -210,6 +214,8 @@ TELL_OVERSAMPLE = 4
 PLAN_MODES = ("roll", "move")
 #: ``shows``: how its information estimate expects a refuter to choose (R27)
 SHOWS_MODES = ("any", "repeat")
+#: ``moves``: the units of :meth:`DeductionAgent.move_scores` in classic games (see the module docstring)
+MOVES_MODES = ("roll", "own")
 
 
 def _int_param(name: str, value: Any, lo: int, hi: int) -> int:
@@ -237,7 +243,12 @@ class DeductionAgent(Agent):
         deny: float = 0.0,
         tells: float = 1.0,
         shows: str = "any",
+        moves: str = "roll",
     ) -> None:
+        if moves not in MOVES_MODES:
+            raise ValueError(f"moves must be one of {', '.join(MOVES_MODES)}, got {moves!r}")
+        #: what :meth:`move_scores` reports in classic games
+        self.moves = moves
         if shows not in SHOWS_MODES:
             raise ValueError(f"shows must be one of {', '.join(SHOWS_MODES)}, got {shows!r}")
         self.shows = shows
@@ -485,7 +496,8 @@ class DeductionAgent(Agent):
         """Per move action (:data:`MOVE_SCORE_ACTIONS`: ``enter r``, ``toward r``, ``stay``,
         ``passage``), the score its planner gives it at this decision: the best value per turn of
         travel among the options that take that action (``_options_2023``; in classic games the
-        roll-aware planner's units, ``plan=roll``), 0 for an action it does not weigh or at a decision
+        roll-aware planner's units, ``plan=roll``; with ``moves=own`` and no ``plan``, those of
+        :meth:`_own_classic_scores`), 0 for an action it does not weigh or at a decision
         that is not a move. A roll has no score (the 2023 turn always starts with one, R12; in classic
         games the network weighs rolling, R11, on its own). Feeds the evidence as :meth:`act` does
         and chooses nothing: the ``ppo`` agent reads these as network inputs (``room_values=3``).
@@ -501,6 +513,8 @@ class DeductionAgent(Agent):
         here = me if 0 <= me < N_ROOMS else -1
         if self.rules.roll_first:
             options = [] if phase == Phase.START else self._options_2023(view, mask, k)
+        elif self.moves == "own" and self.plan is None:
+            return self._own_classic_scores(view, mask, k, phase, here, me)
         elif phase == Phase.START:
             options = self._options_before_roll(view, mask, k, here, me)
         else:
@@ -570,15 +584,41 @@ class DeductionAgent(Agent):
             return CODEC.ROLL
         if self.plan in PLAN_MODES:
             return self._move_after_roll(view, mask, k, here, me)
-        start_here = here
-        scores = self._room_scores(view, k, start_here, me)
-        if start_here >= 0 and BOARD.passage[start_here] >= 0:
-            p = BOARD.passage[start_here]
+        goal = int(np.argmax(self._goal_scores(view, k, here, me)))
+        return CODEC.toward(goal)
+
+    def _goal_scores(self, view: SeatView, k, here: int, me: int) -> np.ndarray:
+        """Classic, after the roll, without ``plan``: each room's value per turn of travel from
+        where the token stands (:meth:`_room_scores`; the room it left scores 0, R19), its passage
+        partner counted by distance since the passage is no longer an option (R20); :meth:`_move`
+        heads toward the best."""
+        scores = self._room_scores(view, k, here, me)
+        if here >= 0 and BOARD.passage[here] >= 0:
+            p = BOARD.passage[here]
             scores[p] = (self._gains(k).max(axis=(0, 1))[p] + VALUE_FLOOR) / max(
                 1.0, BOARD.dist_to_room[me][p] / SQUARES_PER_TURN_ONE_DIE
             )
-        goal = int(np.argmax(scores))
-        return CODEC.toward(goal)
+        return scores
+
+    def _own_classic_scores(self, view: SeatView, mask: np.ndarray, k, phase: Phase, here: int, me: int) -> np.ndarray:
+        """``moves=own``, classic, without ``plan``: :meth:`move_scores` in the units :meth:`_move`
+        decides by, so that its best-scored legal action is the one :meth:`act` takes (ties aside).
+        At the start of a turn (R11): ``stay`` scores the value of the room it is in (R21), the
+        ``passage`` its partner room's score (R20), and ``toward r`` each room's score (what rolling and
+        heading there is worth; those actions come after the roll, so they only set the best score
+        that staying and the passage are measured against); after the roll, ``toward r`` scores
+        :meth:`_goal_scores` (``toward`` enters a room when it is reachable, SPEC), ``enter r`` 0."""
+        out = np.zeros(len(MOVE_SCORE_ACTIONS), dtype=np.float32)
+        if phase == Phase.START:
+            scores = self._room_scores(view, k, here, me)
+            out[N_ROOMS : 2 * N_ROOMS] = scores
+            if mask[CODEC.STAY] and here >= 0:
+                out[_MOVE_SCORE_INDEX[CODEC.STAY]] = self._gains(k).max(axis=(0, 1))[here] + VALUE_FLOOR
+            if mask[CODEC.PASSAGE] and here >= 0:
+                out[_MOVE_SCORE_INDEX[CODEC.PASSAGE]] = scores[BOARD.passage[here]]
+        else:
+            out[N_ROOMS : 2 * N_ROOMS] = self._goal_scores(view, k, here, me)
+        return out
 
     def _start_before_roll(self, view: SeatView, mask: np.ndarray, k, here: int, me: int) -> int:
         """Classic, at the start of a turn (R11): staying (R21) or the secret passage (R20) reach

@@ -17,8 +17,10 @@ move action too, and with ``room_values=4`` its score of each suggestion as well
 from the agent's seed; the planner chooses nothing, the network makes every decision. A policy file
 whose ``meta`` has ``"planner": {"tells": LR}`` gets a ``deduction:tells=LR`` planner, and with
 ``"pull": "avoid"`` too a ``deduction:tells=LR,pull=avoid`` one, and with ``"shows": "repeat"`` a planner
-whose information estimate expects a refuter to show again what it has shown the seat (the only planner
-parameters a file may set; anything else is refused with a :class:`CheckpointError`).
+whose information estimate expects a refuter to show again what it has shown the seat, with ``"samples": N``
+one that draws N deals, and with ``"moves": "own"`` one whose classic move scores are in the units of its
+own movement (the only planner parameters a file may set; anything else is refused with a
+:class:`CheckpointError`).
 
 The agent keeps its seat's policy features (:class:`clue_env.training.features.SeatFeatures`)
 from the observation and ``info["seat_view"].events`` it is handed, exactly as in training, and plays the

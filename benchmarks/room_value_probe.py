@@ -26,8 +26,14 @@ This script answers the question without a new observation layout:
 (``network.add_suggest_scores``); the recorded decisions hold them too, and ``--fit-only-new`` then
 fits the one suggestion-score weight. The fitted copies read a planner like the teacher that
 labelled their decisions: a teacher ``deduction:tells=LR`` makes the saved and played copies read a
-``tells=LR`` planner (``meta["planner"]`` of the saved file); the unfitted policy plays with the
-planner its file names.
+``tells=LR`` planner (``meta["planner"]`` of the saved file; likewise the teacher's ``moves``, ``pull``,
+``shows`` and ``samples``); the unfitted policy plays with the planner its file names.
+
+``--refit-moves`` (a ``--policy`` whose network already reads move scores, ``room_values`` 3 or 4) widens
+nothing: it fits only the network's four move-score weights again, on decisions labelled by the teacher and
+scored by it. With ``--teacher deduction:tells=0.35,moves=own`` the scores are in the units of the
+teacher's own movement (``agents.deduction``: ``moves``), so the network can learn to move as its planner
+does.
 
 Later rounds: a ``--policy`` whose network already reads room values (a ``--save``d copy) drives the
 recorded games itself, and only that copy is fitted further (played against it unfitted).
@@ -146,10 +152,12 @@ def _fit(
     use_rv: bool,
     only_new: bool = False,
     new_lr: float | None = None,
+    moves_only: bool = False,
 ) -> None:
     """Fit ``net`` on the decisions ``idx``; ``only_new``: only the room-value column's weights move
     (for a ``room_values=3`` network: only its four move-score weights; ``room_values=4``: only its
-    suggestion-score weight)."""
+    suggestion-score weight); ``moves_only``: only the four move-score weights, whatever ``room_values``
+    (3 or 4)."""
     import torch
     import torch.nn.functional as F
 
@@ -161,8 +169,8 @@ def _fit(
     w_all = phase_weights(rows, {"suggest": 0.25, "refute": 0.25, "accuse/end": 0.25})
     params = list(net.parameters())
     mode = getattr(net, "room_values", 0)
-    if only_new and mode >= 3:
-        newest = net.ss_logit if mode == 4 else net.ms_logit
+    if moves_only or (only_new and mode >= 3):
+        newest = net.ss_logit if mode == 4 and not moves_only else net.ms_logit
         for p in params:
             p.requires_grad_(p is newest)
         params = [newest]
@@ -338,6 +346,11 @@ def main(argv: list[str] | None = None) -> int:
         help="--mode 3: the widened copy scores the square moves at the floor (CluePolicyNet(floor_squares=True))",
     )
     ap.add_argument("--skip-as-is", action="store_true", help="fit only the widened copy (not the network as it is)")
+    ap.add_argument(
+        "--refit-moves",
+        action="store_true",
+        help="a --policy that reads move scores: fit only its four move-score weights again (no widening)",
+    )
     ap.add_argument("--fit-only-new", action="store_true", help="fit only the room-value input's weights of the widened copy")
     ap.add_argument("--play-arms", default="", help="comma-separated copies to play (default: every fitted copy)")
     ap.add_argument("--play-unfitted", action="store_true", help="play the policy's network as it is too (a third arm)")
@@ -368,9 +381,11 @@ def main(argv: list[str] | None = None) -> int:
     from clue_env.training.network import add_move_scores, add_suggest_scores, widen_for_room_values
 
     _name, teacher_params = parse_spec(args.teacher)
-    tells = teacher_params.get("tells") if isinstance(teacher_params, dict) else None
-    #: the saved and played copies' planner: the teacher's ``tells``, if any
-    planner: dict[str, Any] = {"tells": tells} if tells is not None and tells != 1 else {}
+    from clue_env.training.checkpoint import PLANNER_KEYS
+
+    params = teacher_params if isinstance(teacher_params, dict) else {}
+    #: the saved and played copies' planner: the teacher's planner parameters, if any (``tells`` 1 is no tells)
+    planner: dict[str, Any] = {k: params[k] for k in PLANNER_KEYS if k in params and not (k == "tells" and params[k] == 1)}
 
     # a policy whose network already reads room values (a later round): only that copy is fitted on;
     # checked before any game is recorded, so a wrong combination costs nothing
@@ -385,8 +400,12 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--mode 3 with a --policy without room values fits the widened copy only: add --skip-as-is")
     if args.floor_squares and args.mode != 3:
         ap.error("--floor-squares goes with --mode 3 (the move scores)")
-    if args.mode == 4 and policy_rv != 3:
+    if args.mode == 4 and policy_rv != 3 and not args.refit_moves:
         ap.error("--mode 4 adds suggestion scores to a room_values=3 --policy (a --mode 3 --save'd file)")
+    if args.refit_moves and policy_rv < 3:
+        ap.error("--refit-moves fits the move-score weights of a --policy that reads move scores (room_values 3 or 4)")
+    if args.refit_moves and args.floor_squares:
+        ap.error("--refit-moves keeps the --policy's floor_squares; leave --floor-squares out")
     t0 = time.time()
     ids = list(range(args.seed, args.seed + args.games))
     chunk = max(1, min(25, args.games // 10))  # at least ~10 chunks: the held-out games are whole chunks
@@ -451,7 +470,9 @@ def main(argv: list[str] | None = None) -> int:
     for use_rv in (True,) if base_reads_rv or args.skip_as_is else (False, True):
         torch.manual_seed(0)
         base, _ = load_policy(policy)
-        if args.mode == 3:
+        if args.refit_moves:
+            net = base  # already reads the move scores: only their weights are fitted again
+        elif args.mode == 3:
             if not base.room_values:  # a network without room values: as room_values=2 with zero new weights first
                 base = widen_for_room_values(base, 2)
             net = add_move_scores(base, floor_squares=args.floor_squares)  # its inputs are wider than the data's rv alone
@@ -470,6 +491,7 @@ def main(argv: list[str] | None = None) -> int:
             use_rv=use_rv,
             only_new=use_rv and args.fit_only_new,
             new_lr=args.new_lr,
+            moves_only=args.refit_moves,
         )
         for p in net.parameters():
             p.requires_grad_(True)
@@ -477,7 +499,7 @@ def main(argv: list[str] | None = None) -> int:
         key = "with_room_values" if use_rv else "network_as_is"
         out[key] = {"held_out_move_accuracy_before": before, "held_out_move_accuracy_after": after}
         print(f"{key}: held-out move accuracy {before:.1%} -> {after:.1%}", flush=True)
-        if args.mode == 4:
+        if args.mode == 4 or net.room_values == 4:
             base_s = _phase_accuracy(load_policy(policy)[0], data, hold_idx, use_rv, "suggest")
             after_s = _phase_accuracy(net, data, hold_idx, use_rv, "suggest")
             out[key].update({"held_out_suggest_accuracy_before": base_s, "held_out_suggest_accuracy_after": after_s})

@@ -51,10 +51,10 @@ class CheckpointError(ClueError, ValueError):
 
 #: the planner parameters a policy file's ``meta["planner"]`` may set: ``tells`` (a number in (0, 1])
 #: ``pull`` (only ``"avoid"``, the one mode the planner's suggestion scores carry), ``shows``
-#: (``"any"`` or ``"repeat"``, its information estimate's refuter model) and ``samples`` (how many deals
-#: it draws, an int from 1 to :data:`PLANNER_MAX_SAMPLES`); the ``ppo`` agent builds a ``deduction``
-#: planner of its own seat from them
-PLANNER_KEYS = ("tells", "pull", "shows", "samples")
+#: (``"any"`` or ``"repeat"``, its information estimate's refuter model), ``samples`` (how many deals
+#: it draws, an int from 1 to :data:`PLANNER_MAX_SAMPLES`) and ``moves`` (``"roll"`` or ``"own"``: the units
+#: of its classic move scores); the ``ppo`` agent builds a ``deduction`` planner of its own seat from them
+PLANNER_KEYS = ("tells", "pull", "shows", "samples", "moves")
 #: the most deals a planner may draw: ``agents.deduction.MAX_SAMPLES`` (clue_env cannot import the agents above it;
 #: tests/test_combine.py checks the two agree)
 PLANNER_MAX_SAMPLES = 4096
@@ -74,6 +74,8 @@ def check_planner(spec: Any) -> dict[str, Any]:
         raise ValueError(f"pull may only be 'avoid' (the mode a network reads), got {spec['pull']!r}")
     if "shows" in spec and spec["shows"] not in ("any", "repeat"):
         raise ValueError(f"shows must be 'any' or 'repeat', got {spec['shows']!r}")
+    if "moves" in spec and spec["moves"] not in ("roll", "own"):
+        raise ValueError(f"moves must be 'roll' or 'own', got {spec['moves']!r}")
     samples = spec.get("samples", 64)
     if isinstance(samples, bool) or not isinstance(samples, int) or not 1 <= samples <= PLANNER_MAX_SAMPLES:
         raise ValueError(f"samples must be an int from 1 to {PLANNER_MAX_SAMPLES}, got {samples!r}")

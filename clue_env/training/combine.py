@@ -27,8 +27,8 @@ shipped files that share a network are written (:mod:`clue_env.training.checkpoi
 
 ``--planner tells=0.35,pull=avoid`` sets the file's ``meta["planner"]``: the ``deduction`` planner a
 network that reads planner inputs (``room_values`` 1-4) gets in play (``tells`` a number in (0, 1],
-``pull`` only ``avoid``, ``shows`` ``any`` or ``repeat``, ``samples`` an int from 1 to 4096; the ``ppo``
-agent checks it again when it loads the file). A bad one is refused before anything is written.
+``pull`` only ``avoid``, ``shows`` ``any`` or ``repeat``, ``samples`` an int from 1 to 4096, ``moves``
+``roll`` or ``own``; the ``ppo`` agent checks it again when it loads the file). A bad one is refused before anything is written.
 """
 
 from __future__ import annotations
