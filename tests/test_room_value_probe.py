@@ -641,3 +641,87 @@ def test_a_mode_4_probe_fits_the_suggestion_weight_and_saves_a_tells_planner(tmp
         assert torch.equal(net.state_dict()[k], v), k
     with pytest.raises(SystemExit):  # mode 4 widens a room_values=3 policy only
         room_value_probe.main([*args4[:-4], "--policy", room_value_probe.SHIPPED])
+
+
+def test_moves_own_scores_the_classic_moves_in_the_units_the_planner_moves_by():
+    """``deduction:moves=own`` (no ``plan``): after the roll the best-scored ``toward`` is the room it
+    heads for (R16-R19) and ``enter`` is not scored; at the start of a turn (R11, R20, R21) it stays
+    only when staying scores the best, takes the passage only when the passage scores the best, and
+    rolls when neither does; zero away from move decisions."""
+    from agents.deduction import MOVE_SCORE_ACTIONS, DeductionAgent
+    from clue_env.codec import default_codec
+    from clue_env.engine.game import Phase
+
+    c = default_codec()
+    stay, passage = MOVE_SCORE_ACTIONS.index(c.STAY), MOVE_SCORE_ACTIONS.index(c.PASSAGE)
+    counts = {"after": 0, "stay": 0, "roll": 0, "passage": 0}
+    for g in range(3):
+        env = clue_env.raw_env(num_players=4, rules="classic")
+        env.reset(seed=700 + g)
+        agents = [DeductionAgent(s, 4, env.rules, seed=60 + s, moves="own") for s in range(4)]
+        for a in agents:
+            a.reset()
+        while not env.game_over:
+            name = env.agent_selection
+            s = env.possible_agents.index(name)
+            obs, info = env.observe(name), env.infos[name]
+            scores, phase = agents[s].move_scores(obs, info), info["seat_view"].phase
+            action = agents[s].act(obs, info)
+            if phase not in (Phase.START, Phase.MOVE):
+                assert not scores.any()
+            elif phase == Phase.MOVE and action in MOVE_SCORE_ACTIONS:
+                assert not scores[:N_ROOMS].any()  # enter r: not scored
+                top = np.flatnonzero(scores == scores.max())
+                assert MOVE_SCORE_ACTIONS.index(action) in top
+                counts["after"] += 1
+            elif phase == Phase.START and action == c.STAY:
+                assert scores[stay] >= 0.999 * scores.max()
+                counts["stay"] += 1
+            elif phase == Phase.START and action == c.ROLL:
+                assert scores[stay] < 0.999 * scores.max() and scores[passage] < scores.max()
+                counts["roll"] += 1
+            elif phase == Phase.START and action == c.PASSAGE:
+                assert scores[passage] == scores.max()
+                counts["passage"] += 1
+            env.step(action)
+    assert counts["after"] > 20 and counts["roll"] > 20 and counts["stay"] + counts["passage"] > 0, counts
+    with pytest.raises(ValueError, match="moves must be one of roll, own"):
+        DeductionAgent(0, 4, "classic", seed=1, moves="mine")
+
+
+def test_a_planner_with_moves_own_is_named_by_a_policy_file_and_a_bad_one_refused(tmp_path):
+    from agents import make_agent
+    from agents.ppo_agent import SHIPPED_NETWORK_4P
+    from clue_env.training.checkpoint import check_planner
+
+    net, _ = load_policy(SHIPPED_NETWORK_4P)
+    path = str(tmp_path / "own.pt")
+    save_policy(path, net, {"planner": {"tells": 0.35, "moves": "own"}})
+    agent = make_agent(f"ppo:{path}", seat=0, num_players=4, rules="classic", seed=3)
+    assert agent.planner.moves == "own" and agent.planner.tells == 0.35
+    assert make_agent(f"ppo:{SHIPPED_NETWORK_4P}", seat=0, num_players=4, rules="classic", seed=3).planner.moves == "roll"
+    with pytest.raises(ValueError, match="moves must be 'roll' or 'own'"):
+        check_planner({"moves": "plain"})
+
+
+def test_refit_moves_fits_the_move_score_weights_alone_and_names_the_teachers_planner(tmp_path):
+    from agents.ppo_agent import SHIPPED_POLICY_4P_MIXED
+
+    args = ["--players", "4", "--rules", "classic", "--teacher", "deduction:tells=0.35,moves=own",
+            "--opponents", "notebook", "--games", "3", "--epochs", "1", "--workers", "1", "--refit-moves",
+            "--lr", "1e-2", "--new-lr", "0.2", "--policy", SHIPPED_POLICY_4P_MIXED,
+            "--save", str(tmp_path / "fits"), "--json", str(tmp_path / "r.json")]  # fmt: skip
+    assert room_value_probe.main(args) == 0
+    r = json.loads((tmp_path / "r.json").read_text())
+    assert 0 <= r["with_room_values"]["held_out_move_accuracy_after"] <= 1
+    net, meta = load_policy(str(tmp_path / "fits" / "with_room_values.pt"))
+    base, _ = load_policy(SHIPPED_POLICY_4P_MIXED)
+    assert meta["planner"] == {"tells": 0.35, "moves": "own"}
+    assert not torch.equal(net.ms_logit, base.ms_logit)
+    for k, v in base.state_dict().items():  # only the four move-score weights moved
+        if k != "ms_logit":
+            assert torch.equal(net.state_dict()[k], v), k
+    with pytest.raises(SystemExit):  # a policy without move scores
+        room_value_probe.main([*args[:-4], "--policy", room_value_probe.SHIPPED])
+    with pytest.raises(SystemExit):  # the policy's own floor_squares stays
+        room_value_probe.main([*args, "--floor-squares"])
