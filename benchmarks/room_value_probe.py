@@ -31,7 +31,8 @@ labelled their decisions: a teacher ``deduction:tells=LR`` makes the saved and p
 
 ``--refit-moves`` (a ``--policy`` whose network already reads move scores, ``room_values`` 3 or 4) widens
 nothing: it fits only the network's four move-score weights again, on decisions labelled by the teacher and
-scored by it. With ``--teacher deduction:tells=0.35,moves=own`` the scores are in the units of the
+scored by it; ``--refit-suggestions`` (``room_values=4``) likewise its suggestion-score weight (both flags:
+the five weights). With ``--teacher deduction:tells=0.35,moves=own`` the scores are in the units of the
 teacher's own movement (``agents.deduction``: ``moves``), so the network can learn to move as its planner
 does.
 
@@ -152,12 +153,12 @@ def _fit(
     use_rv: bool,
     only_new: bool = False,
     new_lr: float | None = None,
-    moves_only: bool = False,
+    refit: tuple[str, ...] = (),
 ) -> None:
     """Fit ``net`` on the decisions ``idx``; ``only_new``: only the room-value column's weights move
     (for a ``room_values=3`` network: only its four move-score weights; ``room_values=4``: only its
-    suggestion-score weight); ``moves_only``: only the four move-score weights, whatever ``room_values``
-    (3 or 4)."""
+    suggestion-score weight); ``refit`` (``"moves"``, ``"suggestions"``): only those scalars of a network
+    that already reads the scores (the four move-score weights, the suggestion-score weight)."""
     import torch
     import torch.nn.functional as F
 
@@ -169,8 +170,13 @@ def _fit(
     w_all = phase_weights(rows, {"suggest": 0.25, "refute": 0.25, "accuse/end": 0.25})
     params = list(net.parameters())
     mode = getattr(net, "room_values", 0)
-    if moves_only or (only_new and mode >= 3):
-        newest = net.ss_logit if mode == 4 and not moves_only else net.ms_logit
+    if refit:
+        chosen = ([net.ms_logit] if "moves" in refit else []) + ([net.ss_logit] if "suggestions" in refit else [])
+        for p in params:
+            p.requires_grad_(any(p is q for q in chosen))
+        params = chosen
+    elif only_new and mode >= 3:
+        newest = net.ss_logit if mode == 4 else net.ms_logit
         for p in params:
             p.requires_grad_(p is newest)
         params = [newest]
@@ -351,6 +357,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="a --policy that reads move scores: fit only its four move-score weights again (no widening)",
     )
+    ap.add_argument(
+        "--refit-suggestions",
+        action="store_true",
+        help="a --policy that reads suggestion scores: fit only its suggestion-score weight again (no widening)",
+    )
     ap.add_argument("--fit-only-new", action="store_true", help="fit only the room-value input's weights of the widened copy")
     ap.add_argument("--play-arms", default="", help="comma-separated copies to play (default: every fitted copy)")
     ap.add_argument("--play-unfitted", action="store_true", help="play the policy's network as it is too (a third arm)")
@@ -400,12 +411,15 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--mode 3 with a --policy without room values fits the widened copy only: add --skip-as-is")
     if args.floor_squares and args.mode != 3:
         ap.error("--floor-squares goes with --mode 3 (the move scores)")
-    if args.mode == 4 and policy_rv != 3 and not args.refit_moves:
+    refit = tuple(k for k, on in (("moves", args.refit_moves), ("suggestions", args.refit_suggestions)) if on)
+    if args.mode == 4 and policy_rv != 3 and not refit:
         ap.error("--mode 4 adds suggestion scores to a room_values=3 --policy (a --mode 3 --save'd file)")
     if args.refit_moves and policy_rv < 3:
         ap.error("--refit-moves fits the move-score weights of a --policy that reads move scores (room_values 3 or 4)")
-    if args.refit_moves and args.floor_squares:
-        ap.error("--refit-moves keeps the --policy's floor_squares; leave --floor-squares out")
+    if args.refit_suggestions and policy_rv != 4:
+        ap.error("--refit-suggestions fits the suggestion-score weight of a --policy that reads them (room_values 4)")
+    if refit and args.floor_squares:
+        ap.error("--refit-moves and --refit-suggestions keep the --policy's floor_squares; leave --floor-squares out")
     t0 = time.time()
     ids = list(range(args.seed, args.seed + args.games))
     chunk = max(1, min(25, args.games // 10))  # at least ~10 chunks: the held-out games are whole chunks
@@ -470,7 +484,7 @@ def main(argv: list[str] | None = None) -> int:
     for use_rv in (True,) if base_reads_rv or args.skip_as_is else (False, True):
         torch.manual_seed(0)
         base, _ = load_policy(policy)
-        if args.refit_moves:
+        if refit:
             net = base  # already reads the move scores: only their weights are fitted again
         elif args.mode == 3:
             if not base.room_values:  # a network without room values: as room_values=2 with zero new weights first
@@ -491,7 +505,7 @@ def main(argv: list[str] | None = None) -> int:
             use_rv=use_rv,
             only_new=use_rv and args.fit_only_new,
             new_lr=args.new_lr,
-            moves_only=args.refit_moves,
+            refit=refit,
         )
         for p in net.parameters():
             p.requires_grad_(True)

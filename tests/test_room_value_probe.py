@@ -704,7 +704,7 @@ def test_a_planner_with_moves_own_is_named_by_a_policy_file_and_a_bad_one_refuse
         check_planner({"moves": "plain"})
 
 
-def test_refit_moves_fits_the_move_score_weights_alone_and_names_the_teachers_planner(tmp_path):
+def test_refit_moves_fits_the_move_score_weights_alone_and_names_the_teachers_planner(tmp_path, capsys):
     from agents.ppo_agent import SHIPPED_POLICY_4P_MIXED
 
     args = ["--players", "4", "--rules", "classic", "--teacher", "deduction:tells=0.35,moves=own",
@@ -725,3 +725,19 @@ def test_refit_moves_fits_the_move_score_weights_alone_and_names_the_teachers_pl
         room_value_probe.main([*args[:-4], "--policy", room_value_probe.SHIPPED])
     with pytest.raises(SystemExit):  # the policy's own floor_squares stays
         room_value_probe.main([*args, "--floor-squares"])
+    both = [*args[:-4], "--refit-suggestions", "--save", str(tmp_path / "both"), "--json", str(tmp_path / "b.json")]
+    assert room_value_probe.main(both) == 0
+    net2, _ = load_policy(str(tmp_path / "both" / "with_room_values.pt"))
+    assert torch.equal(net2.ms_logit, net.ms_logit)  # the move weights fit as they did alone
+    assert not torch.equal(net2.ss_logit, base.ss_logit)
+    for k, v in base.state_dict().items():
+        if k not in ("ms_logit", "ss_logit"):
+            assert torch.equal(net2.state_dict()[k], v), k
+    three = CluePolicyNet(**{**base.config(), "room_values": 3})
+    three.load_state_dict({k: v for k, v in base.state_dict().items() if k != "ss_logit"})
+    save_policy(str(tmp_path / "three.pt"), three)
+    alone = [a for a in args[:-4] if a != "--refit-moves"]
+    capsys.readouterr()
+    with pytest.raises(SystemExit):  # a policy without suggestion scores
+        room_value_probe.main([*alone, "--refit-suggestions", "--policy", str(tmp_path / "three.pt")])
+    assert "--refit-suggestions fits the suggestion-score weight" in capsys.readouterr().err
