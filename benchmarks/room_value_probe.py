@@ -32,9 +32,10 @@ labelled their decisions: a teacher ``deduction:tells=LR`` makes the saved and p
 ``--refit-moves`` (a ``--policy`` whose network already reads move scores, ``room_values`` 3 or 4) widens
 nothing: it fits only the network's four move-score weights again, on decisions labelled by the teacher and
 scored by it; ``--refit-suggestions`` (``room_values=4``) likewise its suggestion-score weight (both flags:
-the five weights). With ``--teacher deduction:tells=0.35,moves=own`` the scores are in the units of the
-teacher's own movement (``agents.deduction``: ``moves``), so the network can learn to move as its planner
-does.
+the five weights). ``--roll-scores`` (with ``--refit-moves``) makes the refitted copy score the roll too
+(``CluePolicyNet(roll_scores=True)``: rolling is worth its best ``toward`` score), the same weights. With
+``--teacher deduction:tells=0.35,moves=own`` the scores are in the units of the teacher's own movement
+(``agents.deduction``: ``moves``), so the network can learn to move as its planner does.
 
 Later rounds: a ``--policy`` whose network already reads room values (a ``--save``d copy) drives the
 recorded games itself, and only that copy is fitted further (played against it unfitted).
@@ -358,6 +359,11 @@ def main(argv: list[str] | None = None) -> int:
         help="a --policy that reads move scores: fit only its four move-score weights again (no widening)",
     )
     ap.add_argument(
+        "--roll-scores",
+        action="store_true",
+        help="with --refit-moves: the refitted copy scores the roll as its best toward score (CluePolicyNet(roll_scores=True))",
+    )
+    ap.add_argument(
         "--refit-suggestions",
         action="store_true",
         help="a --policy that reads suggestion scores: fit only its suggestion-score weight again (no widening)",
@@ -418,6 +424,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--refit-moves fits the move-score weights of a --policy that reads move scores (room_values 3 or 4)")
     if args.refit_suggestions and policy_rv != 4:
         ap.error("--refit-suggestions fits the suggestion-score weight of a --policy that reads them (room_values 4)")
+    if args.roll_scores and not args.refit_moves:
+        ap.error("--roll-scores goes with --refit-moves (the roll is scored with the move-score weights)")
     if refit and args.floor_squares:
         ap.error("--refit-moves and --refit-suggestions keep the --policy's floor_squares; leave --floor-squares out")
     t0 = time.time()
@@ -486,6 +494,12 @@ def main(argv: list[str] | None = None) -> int:
         base, _ = load_policy(policy)
         if refit:
             net = base  # already reads the move scores: only their weights are fitted again
+            if args.roll_scores:  # the same weights, the roll scored too
+                from clue_env.training.network import CluePolicyNet
+
+                net = CluePolicyNet(**{**base.config(), "roll_scores": True})
+                net.load_state_dict(base.state_dict())
+                net.eval()
         elif args.mode == 3:
             if not base.room_values:  # a network without room values: as room_values=2 with zero new weights first
                 base = widen_for_room_values(base, 2)

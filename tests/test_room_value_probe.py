@@ -725,6 +725,8 @@ def test_refit_moves_fits_the_move_score_weights_alone_and_names_the_teachers_pl
         room_value_probe.main([*args[:-4], "--policy", room_value_probe.SHIPPED])
     with pytest.raises(SystemExit):  # the policy's own floor_squares stays
         room_value_probe.main([*args, "--floor-squares"])
+    with pytest.raises(SystemExit):  # the roll is scored with the move weights only
+        room_value_probe.main([a for a in args if a != "--refit-moves"] + ["--refit-suggestions", "--roll-scores"])
     both = [*args[:-4], "--refit-suggestions", "--save", str(tmp_path / "both"), "--json", str(tmp_path / "b.json")]
     assert room_value_probe.main(both) == 0
     net2, _ = load_policy(str(tmp_path / "both" / "with_room_values.pt"))
@@ -733,6 +735,10 @@ def test_refit_moves_fits_the_move_score_weights_alone_and_names_the_teachers_pl
     for k, v in base.state_dict().items():
         if k not in ("ms_logit", "ss_logit"):
             assert torch.equal(net2.state_dict()[k], v), k
+    rolled = [*args[:-4], "--roll-scores", "--save", str(tmp_path / "rolled")]
+    assert room_value_probe.main(rolled) == 0
+    net3, _ = load_policy(str(tmp_path / "rolled" / "with_room_values.pt"))
+    assert net3.roll_scores and not base.roll_scores and not torch.equal(net3.ms_logit, base.ms_logit)
     three = CluePolicyNet(**{**base.config(), "room_values": 3})
     three.load_state_dict({k: v for k, v in base.state_dict().items() if k != "ss_logit"})
     save_policy(str(tmp_path / "three.pt"), three)
@@ -741,3 +747,43 @@ def test_refit_moves_fits_the_move_score_weights_alone_and_names_the_teachers_pl
     with pytest.raises(SystemExit):  # a policy without suggestion scores
         room_value_probe.main([*alone, "--refit-suggestions", "--policy", str(tmp_path / "three.pt")])
     assert "--refit-suggestions fits the suggestion-score weight" in capsys.readouterr().err
+
+
+def test_roll_scores_score_the_roll_as_its_best_toward_score_and_nothing_else(tmp_path):
+    """With ``roll_scores`` the roll (R11) gets the ``toward`` scalar times (its best ``toward``
+    log-score less the best log-score), 0 where nothing is scored; every other logit is as without
+    it, and the switch round-trips through a policy file and is refused without move scores."""
+    from clue_env.codec import default_codec
+    from clue_env.training.config import net_sizes_problem
+    from clue_env.training.network import MOVE_SCORE_FLOOR, MOVE_SCORES, add_move_scores
+
+    c = default_codec()
+    plain = add_move_scores(_mode_2(), floor_squares=True)
+    rolled = CluePolicyNet(**{**plain.config(), "roll_scores": True})
+    gen = torch.Generator().manual_seed(7)
+    with torch.no_grad():
+        plain.ms_logit.copy_(torch.tensor([1.0, 2.0, 3.0, 4.0]))
+    rolled.load_state_dict(plain.state_dict())
+    x = torch.rand(3, plain.input_size - MOVE_SCORES, generator=gen)
+    ms = torch.rand(3, MOVE_SCORES, generator=gen)
+    ms[1, 2 * N_ROOMS] = 5.0  # staying scores above every room: the roll falls below it
+    ms[2] = 0.0  # nothing scored
+    x3 = torch.cat([x, ms], dim=1)
+    with torch.no_grad():
+        a, b = plain(x3)[0], rolled(x3)[0]
+        assert torch.allclose(rolled.reference_forward(x3)[0], b, atol=1e-5)
+    ls = torch.log(ms + MOVE_SCORE_FLOOR)
+    want = 2.0 * (ls[:, N_ROOMS : 2 * N_ROOMS].max(dim=1).values - ls.max(dim=1).values)
+    assert torch.allclose((b - a)[:, c.ROLL], want, atol=1e-4)
+    assert float(want[0]) <= 0.0 and float(want[1]) < -1.0 and float(want[2]) == 0.0
+    rest = torch.ones(591, dtype=torch.bool)
+    rest[c.ROLL] = False
+    assert torch.equal(b[:, rest], a[:, rest])
+    path = str(tmp_path / "rolled.pt")
+    save_policy(path, rolled, {})
+    back, _ = load_policy(path)
+    assert back.roll_scores and back.config() == {**plain.config(), "roll_scores": True}
+    with pytest.raises(ValueError, match="roll_scores"):
+        CluePolicyNet(hidden=8, room_values=2, roll_scores=True)
+    assert "roll_scores" in (net_sizes_problem({"hidden": 8, "room_values": 2, "roll_scores": True}) or "")
+    assert net_sizes_problem({"hidden": 8, "room_values": 4, "roll_scores": True}) is None

@@ -50,17 +50,17 @@ def net_sizes_problem(net: Any) -> str | None:
     """Why ``net`` (a network's constructor arguments) is not a valid set of sizes, or ``None``."""
     if not isinstance(net, dict):
         return f"the network sizes must be a mapping of {', '.join(NET_BOUNDS)}, got {type(net).__name__}"
-    unknown = [k for k in net if k not in NET_BOUNDS and k not in ("room_values", "floor_squares")]
+    unknown = [k for k in net if k not in NET_BOUNDS and k not in ("room_values", "floor_squares", "roll_scores")]
     if unknown:
-        return f"unknown network size(s) {unknown}; known: {', '.join(NET_BOUNDS)}, room_values, floor_squares"
+        return f"unknown network size(s) {unknown}; known: {', '.join(NET_BOUNDS)}, room_values, floor_squares, roll_scores"
     for k, v in net.items():
         if k == "room_values":  # a switch: the planner's room values as inputs (network.py)
             if isinstance(v, bool) or v not in (0, 1, 2, 3, 4):
                 return f"net.room_values must be 0, 1, 2, 3 or 4, got {v!r}"
             continue
-        if k == "floor_squares":  # a switch of the move-score term (network.py)
+        if k in ("floor_squares", "roll_scores"):  # switches of the move-score term (network.py)
             if not isinstance(v, bool) or (v and net.get("room_values", 0) not in (3, 4)):
-                return f"net.floor_squares must be a bool, true only with room_values 3 or 4, got {v!r}"
+                return f"net.{k} must be a bool, true only with room_values 3 or 4, got {v!r}"
             continue
         hi = NET_BOUNDS[k]
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= hi:

@@ -38,6 +38,12 @@ never scores) are scored at the floor too, with the ``toward`` scalar: otherwise
 every scored move but the best, and fitted scalars push a classic network onto single squares (the
 4-player probe of 2026-12-07 in the README). Off by default, so the files written before it play as
 they did.
+With ``roll_scores`` the roll (R11, classic: the start of a turn, before the die) is scored too, with the
+``toward`` scalar, as its best ``toward`` score: rolling is worth heading for the best room. A planner
+whose scores at the start of a turn rank the rooms by what rolling and heading there is worth
+(``deduction:moves=own``) then puts staying (R21) or the passage (R20) above the roll exactly when it
+would take them; without it the roll keeps 0 and only the network's own logit weighs it against them.
+Off by default, so the files written before it play as they did.
 :func:`add_move_scores` turns a ``room_values=2`` network into one, computing the same function
 until the four new scalars move.
 
@@ -111,6 +117,7 @@ class CluePolicyNet(nn.Module):
         context_to_card: int = 64,
         room_values: int = 0,
         floor_squares: bool = False,
+        roll_scores: bool = False,
     ) -> None:
         super().__init__()
         if room_values not in (0, 1, 2, 3, 4):
@@ -119,6 +126,10 @@ class CluePolicyNet(nn.Module):
             raise ValueError(f"floor_squares (a bool) needs the move scores of room_values 3 or 4, got {floor_squares!r}")
         #: score the square moves at the floor in the move-score term (see the module docstring)
         self.floor_squares = bool(floor_squares)
+        if not isinstance(roll_scores, bool) or (roll_scores and room_values < 3):
+            raise ValueError(f"roll_scores (a bool) needs the move scores of room_values 3 or 4, got {roll_scores!r}")
+        #: score the roll as its best ``toward`` score in the move-score term (see the module docstring)
+        self.roll_scores = bool(roll_scores)
         self.hidden, self.card_hidden, self.context_to_card = hidden, card_hidden, context_to_card
         self.room_values = int(room_values)
         L = POLICY_LAYOUT
@@ -263,7 +274,8 @@ class CluePolicyNet(nn.Module):
             squares = x.new_zeros(B, self._n_move)
             if self.floor_squares:  # an unscored square move as a move scored 0 (0 where nothing is scored)
                 squares = squares + m[1] * (math.log(MOVE_SCORE_FLOOR) - best)
-            flat = torch.cat([zeros, m[3] * ls[:, -1:], m[2] * ls[:, -2:-1], zeros, squares], dim=1)
+            roll = m[1] * ls[:, N_ROOMS : 2 * N_ROOMS].max(dim=1, keepdim=True).values if self.roll_scores else zeros
+            flat = torch.cat([roll, m[3] * ls[:, -1:], m[2] * ls[:, -2:-1], zeros, squares], dim=1)
             moves = torch.cat([flat, m[0] * ls[:, :N_ROOMS], m[1] * ls[:, N_ROOMS : 2 * N_ROOMS], rest], dim=1)
             out = out + moves
         if self.room_values == 4:
@@ -303,12 +315,15 @@ class CluePolicyNet(nn.Module):
         return logits, self.value_head(h).squeeze(-1)
 
     def config(self) -> dict[str, Any]:
-        """The constructor arguments (stored in checkpoints; ``room_values`` and ``floor_squares`` only when set)."""
+        """The constructor arguments (stored in checkpoints; ``room_values``, ``floor_squares`` and
+        ``roll_scores`` only when set)."""
         out = {"hidden": self.hidden, "card_hidden": self.card_hidden, "context_to_card": self.context_to_card}
         if self.room_values:
             out["room_values"] = self.room_values
         if self.floor_squares:
             out["floor_squares"] = True
+        if self.roll_scores:
+            out["roll_scores"] = True
         return out
 
 
