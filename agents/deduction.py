@@ -604,20 +604,19 @@ class DeductionAgent(Agent):
         """``moves=own``, classic, without ``plan``: :meth:`move_scores` in the units :meth:`_move`
         decides by, so that its best-scored legal action is the one :meth:`act` takes (ties aside).
         At the start of a turn (R11): ``stay`` scores the value of the room it is in (R21), the
-        ``passage`` its partner room's score (R20), and ``toward r`` each room's score (what rolling and
-        heading there is worth; those actions come after the roll, so they only set the best score
-        that staying and the passage are measured against); after the roll, ``toward r`` scores
-        :meth:`_goal_scores` (``toward`` enters a room when it is reachable, SPEC), ``enter r`` 0."""
+        ``passage`` its partner room's value (R20, one turn), and ``toward r`` each room's score by
+        rolling and heading there (:meth:`_goal_scores`: the passage partner by its distance too);
+        those actions come after the roll, so they only set the best score that staying and the
+        passage are measured against, and the worth of rolling (a network with ``roll_scores`` reads
+        it so). After the roll, ``toward r`` scores :meth:`_goal_scores` (``toward`` enters a room when
+        it is reachable, SPEC), ``enter r`` 0."""
         out = np.zeros(len(MOVE_SCORE_ACTIONS), dtype=np.float32)
+        out[N_ROOMS : 2 * N_ROOMS] = self._goal_scores(view, k, here, me)
         if phase == Phase.START:
-            scores = self._room_scores(view, k, here, me)
-            out[N_ROOMS : 2 * N_ROOMS] = scores
             if mask[CODEC.STAY] and here >= 0:
                 out[_MOVE_SCORE_INDEX[CODEC.STAY]] = self._gains(k).max(axis=(0, 1))[here] + VALUE_FLOOR
             if mask[CODEC.PASSAGE] and here >= 0:
-                out[_MOVE_SCORE_INDEX[CODEC.PASSAGE]] = scores[BOARD.passage[here]]
-        else:
-            out[N_ROOMS : 2 * N_ROOMS] = self._goal_scores(view, k, here, me)
+                out[_MOVE_SCORE_INDEX[CODEC.PASSAGE]] = self._room_scores(view, k, here, me)[BOARD.passage[here]]
         return out
 
     def _start_before_roll(self, view: SeatView, mask: np.ndarray, k, here: int, me: int) -> int:

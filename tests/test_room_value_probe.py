@@ -679,6 +679,7 @@ def test_moves_own_scores_the_classic_moves_in_the_units_the_planner_moves_by():
                 counts["stay"] += 1
             elif phase == Phase.START and action == c.ROLL:
                 assert scores[stay] < 0.999 * scores.max() and scores[passage] < scores.max()
+                assert scores[N_ROOMS : 2 * N_ROOMS].max() == scores.max()  # rolling scores the best
                 counts["roll"] += 1
             elif phase == Phase.START and action == c.PASSAGE:
                 assert scores[passage] == scores.max()
