@@ -700,23 +700,30 @@ def test_a_planner_with_moves_own_is_named_by_a_policy_file_and_a_bad_one_refuse
     save_policy(path, net, {"planner": {"tells": 0.35, "moves": "own"}})
     agent = make_agent(f"ppo:{path}", seat=0, num_players=4, rules="classic", seed=3)
     assert agent.planner.moves == "own" and agent.planner.tells == 0.35
-    assert make_agent(f"ppo:{SHIPPED_NETWORK_4P}", seat=0, num_players=4, rules="classic", seed=3).planner.moves == "roll"
+    save_policy(path, net, {"planner": {"tells": 0.35}})  # no moves: the roll-aware scores the files before it read
+    assert make_agent(f"ppo:{path}", seat=0, num_players=4, rules="classic", seed=3).planner.moves == "roll"
     with pytest.raises(ValueError, match="moves must be 'roll' or 'own'"):
         check_planner({"moves": "plain"})
 
 
 def test_refit_moves_fits_the_move_score_weights_alone_and_names_the_teachers_planner(tmp_path, capsys):
     from agents.ppo_agent import SHIPPED_POLICY_4P_MIXED
+    from clue_env.training.checkpoint import load_accusation
 
+    shipped, _ = load_policy(SHIPPED_POLICY_4P_MIXED)  # as a file without roll scores, with its head
+    four = CluePolicyNet(**{**shipped.config(), "roll_scores": False})
+    four.load_state_dict(shipped.state_dict())
+    policy = str(tmp_path / "four.pt")
+    save_policy(policy, four, {"planner": {"tells": 0.35}}, accusation=load_accusation(SHIPPED_POLICY_4P_MIXED))
     args = ["--players", "4", "--rules", "classic", "--teacher", "deduction:tells=0.35,moves=own",
             "--opponents", "notebook", "--games", "3", "--epochs", "1", "--workers", "1", "--refit-moves",
-            "--lr", "1e-2", "--new-lr", "0.2", "--policy", SHIPPED_POLICY_4P_MIXED,
+            "--lr", "1e-2", "--new-lr", "0.2", "--policy", policy,
             "--save", str(tmp_path / "fits"), "--json", str(tmp_path / "r.json")]  # fmt: skip
     assert room_value_probe.main(args) == 0
     r = json.loads((tmp_path / "r.json").read_text())
     assert 0 <= r["with_room_values"]["held_out_move_accuracy_after"] <= 1
     net, meta = load_policy(str(tmp_path / "fits" / "with_room_values.pt"))
-    base, _ = load_policy(SHIPPED_POLICY_4P_MIXED)
+    base, _ = load_policy(policy)
     assert meta["planner"] == {"tells": 0.35, "moves": "own"}
     assert not torch.equal(net.ms_logit, base.ms_logit)
     for k, v in base.state_dict().items():  # only the four move-score weights moved
