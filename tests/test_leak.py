@@ -208,8 +208,9 @@ def test_R31_observation_unchanged_under_consistent_redeal(n, seed, viewer, beli
     e.reset(seed=seed, options=deal)
     # the room values a room-value network reads (the ppo agent's planner, fed the seat's info; same seed),
     # from a planner that also reads the opponents' suggestions (tells: R26 suggestions are public) and
-    # cuts the suggestions that call an opponent in (pull=avoid: tokens are public)
-    spec = "deduction:tells=0.35,pull=avoid"
+    # cuts the suggestions that call an opponent in (pull=avoid: tokens are public); on odd seeds its classic
+    # move scores in the units of its own movement (moves=own, what the 4-player ppo reads)
+    spec = "deduction:tells=0.35,pull=avoid" + (",moves=own" if seed % 2 else "")
     planner = (lambda: make_agent(spec, seat=viewer, num_players=n, rules=rules, seed=5)) if beliefs else None
     base = _record(e, viewer, actions, np.random.default_rng(0), make_planner=planner)
     assert base is not None
