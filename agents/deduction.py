@@ -616,7 +616,7 @@ class DeductionAgent(Agent):
             if mask[CODEC.STAY] and here >= 0:
                 out[_MOVE_SCORE_INDEX[CODEC.STAY]] = self._gains(k).max(axis=(0, 1))[here] + VALUE_FLOOR
             if mask[CODEC.PASSAGE] and here >= 0:
-                out[_MOVE_SCORE_INDEX[CODEC.PASSAGE]] = self._room_scores(view, k, here, me)[BOARD.passage[here]]
+                out[_MOVE_SCORE_INDEX[CODEC.PASSAGE]] = self._room_values(view, k)[BOARD.passage[here]] + VALUE_FLOOR
         return out
 
     def _start_before_roll(self, view: SeatView, mask: np.ndarray, k, here: int, me: int) -> int:

@@ -364,7 +364,7 @@ def test_a_floor_squares_network_round_trips_and_bad_configs_are_refused(tmp_pat
     assert net_sizes_problem({"hidden": 8, "room_values": 4, "floor_squares": False}) is None
 
 
-def _games(n: int, rules: str, games: int, plan: str | None = None):
+def _games(n: int, rules: str, games: int, plan: str | None = None, moves: str = "roll"):
     """(planner's move scores, its choice) at every move decision of ``games`` games of ``deduction``."""
     from agents.deduction import DeductionAgent
 
@@ -372,7 +372,7 @@ def _games(n: int, rules: str, games: int, plan: str | None = None):
     for g in range(games):
         env = clue_env.raw_env(num_players=n, rules=rules)
         env.reset(seed=500 + g)
-        agents = [DeductionAgent(s, n, env.rules, seed=40 + s, plan=plan) for s in range(n)]
+        agents = [DeductionAgent(s, n, env.rules, seed=40 + s, plan=plan, moves=moves) for s in range(n)]
         for a in agents:
             a.reset()
         while not env.game_over:
@@ -655,36 +655,24 @@ def test_moves_own_scores_the_classic_moves_in_the_units_the_planner_moves_by():
     c = default_codec()
     stay, passage = MOVE_SCORE_ACTIONS.index(c.STAY), MOVE_SCORE_ACTIONS.index(c.PASSAGE)
     counts = {"after": 0, "stay": 0, "roll": 0, "passage": 0}
-    for g in range(3):
-        env = clue_env.raw_env(num_players=4, rules="classic")
-        env.reset(seed=700 + g)
-        agents = [DeductionAgent(s, 4, env.rules, seed=60 + s, moves="own") for s in range(4)]
-        for a in agents:
-            a.reset()
-        while not env.game_over:
-            name = env.agent_selection
-            s = env.possible_agents.index(name)
-            obs, info = env.observe(name), env.infos[name]
-            scores, phase = agents[s].move_scores(obs, info), info["seat_view"].phase
-            action = agents[s].act(obs, info)
-            if phase not in (Phase.START, Phase.MOVE):
-                assert not scores.any()
-            elif phase == Phase.MOVE and action in MOVE_SCORE_ACTIONS:
-                assert not scores[:N_ROOMS].any()  # enter r: not scored
-                top = np.flatnonzero(scores == scores.max())
-                assert MOVE_SCORE_ACTIONS.index(action) in top
-                counts["after"] += 1
-            elif phase == Phase.START and action == c.STAY:
-                assert scores[stay] >= 0.999 * scores.max()
-                counts["stay"] += 1
-            elif phase == Phase.START and action == c.ROLL:
-                assert scores[stay] < 0.999 * scores.max() and scores[passage] < scores.max()
-                assert scores[N_ROOMS : 2 * N_ROOMS].max() == scores.max()  # rolling scores the best
-                counts["roll"] += 1
-            elif phase == Phase.START and action == c.PASSAGE:
-                assert scores[passage] == scores.max()
-                counts["passage"] += 1
-            env.step(action)
+    for scores, action, phase in _games(4, "classic", 3, moves="own"):
+        if phase not in (Phase.START, Phase.MOVE):
+            assert not scores.any()
+        elif phase == Phase.MOVE and action in MOVE_SCORE_ACTIONS:
+            assert not scores[:N_ROOMS].any()  # enter r: not scored
+            top = np.flatnonzero(scores == scores.max())
+            assert MOVE_SCORE_ACTIONS.index(action) in top
+            counts["after"] += 1
+        elif phase == Phase.START and action == c.STAY:
+            assert scores[stay] >= 0.999 * scores.max()
+            counts["stay"] += 1
+        elif phase == Phase.START and action == c.ROLL:
+            assert scores[stay] < 0.999 * scores.max() and scores[passage] < scores.max()
+            assert scores[N_ROOMS : 2 * N_ROOMS].max() == scores.max()  # rolling scores the best
+            counts["roll"] += 1
+        elif phase == Phase.START and action == c.PASSAGE:
+            assert scores[passage] == scores.max()
+            counts["passage"] += 1
     assert counts["after"] > 20 and counts["roll"] > 20 and counts["stay"] + counts["passage"] > 0, counts
     with pytest.raises(ValueError, match="moves must be one of roll, own"):
         DeductionAgent(0, 4, "classic", seed=1, moves="mine")
