@@ -395,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from agents import parse_spec
     from clue_env.training.checkpoint import load_accusation, load_policy, save_policy
-    from clue_env.training.network import add_move_scores, add_suggest_scores, widen_for_room_values
+    from clue_env.training.network import CluePolicyNet, add_move_scores, add_suggest_scores, widen_for_room_values
 
     _name, teacher_params = parse_spec(args.teacher)
     from clue_env.training.checkpoint import PLANNER_KEYS
@@ -495,8 +495,6 @@ def main(argv: list[str] | None = None) -> int:
         if refit:
             net = base  # already reads the move scores: only their weights are fitted again
             if args.roll_scores:  # the same weights, the roll scored too
-                from clue_env.training.network import CluePolicyNet
-
                 net = CluePolicyNet(**{**base.config(), "roll_scores": True})
                 net.load_state_dict(base.state_dict())
                 net.eval()
@@ -527,7 +525,7 @@ def main(argv: list[str] | None = None) -> int:
         key = "with_room_values" if use_rv else "network_as_is"
         out[key] = {"held_out_move_accuracy_before": before, "held_out_move_accuracy_after": after}
         print(f"{key}: held-out move accuracy {before:.1%} -> {after:.1%}", flush=True)
-        if args.mode == 4 or net.room_values == 4:
+        if net.room_values == 4:  # --mode 4, or a refit of a network that reads suggestion scores
             base_s = _phase_accuracy(load_policy(policy)[0], data, hold_idx, use_rv, "suggest")
             after_s = _phase_accuracy(net, data, hold_idx, use_rv, "suggest")
             out[key].update({"held_out_suggest_accuracy_before": base_s, "held_out_suggest_accuracy_after": after_s})
