@@ -33,7 +33,17 @@ import numpy as np
 
 from clue_env.engine.config import RulesConfig, load_rules
 
-from .tournament import Z95, GameResult, Schedule, check_specs, play_schedule, seating_summary, summarise
+from .tournament import (
+    Z95,
+    GameResult,
+    Schedule,
+    check_specs,
+    game_winner_seats,
+    game_winners,
+    play_schedule,
+    seating_summary,
+    summarise,
+)
 
 Z_ORDINAL = 3.0  # OpenSkill's conventional ordinal: mu - 3 sigma
 #: OpenSkill's dynamics factor: the uncertainty added to every rating before each game, for players
@@ -120,6 +130,29 @@ def rate_games(specs: Iterable[str], results: Iterable[GameResult], orders: int 
     return out
 
 
+def games_of(summary: dict[str, Any]) -> list[GameResult]:
+    """The games of a league summary (``run_league``'s, or its ``--json`` file read back), in game
+    order, each with its seats and winner: what :func:`rate_games` needs, so a league can be rated
+    again (on a prefix of its games, say). Turns and timings are not kept and come back as 0.
+    ``ValueError`` for a summary without per-game winners (a league written before they were kept)
+    or whose seats and games do not fit together."""
+    if not summary.get("league") or "winner_seats" not in summary:
+        raise ValueError("not a league summary with per-game winners (written by evaluate.py --league since 2026-12-07)")
+    schedule = league_schedule(list(summary["seats"]), int(summary["num_players"]))
+    winners = summary["winner_seats"]
+    if len(winners) != summary["games"]:
+        raise ValueError(f"the summary has {len(winners)} winners for {summary['games']} games")
+    games = []
+    for g, w in enumerate(winners):
+        seats = schedule.seats(g)
+        if w is not None and not (isinstance(w, int) and 0 <= w < len(seats)):
+            raise ValueError(f"game {g}: winner seat {w!r} is not one of its {len(seats)} seats")
+        if w is not None and summary["winners"][g] != seats[w]:
+            raise ValueError(f"game {g}: seat {w} is {seats[w]!r} in the league's seating, not {summary['winners'][g]!r}")
+        games.append(GameResult(g, seats, -1 if w is None else w, 0, False, [], 0, 0.0))
+    return games
+
+
 def ratings_summary(ratings: dict[str, Rating], results: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """The JSON ``"ratings"``, ranked by ``mu`` (highest first)."""
     ranked = sorted(ratings, key=lambda s: -ratings[s].mu)
@@ -174,6 +207,8 @@ def run_league(
     summary["league"] = True
     summary["lineups"] = len(schedule.lineups)
     summary["seating_block"] = schedule.block
+    summary["winners"] = game_winners(main)
+    summary["winner_seats"] = game_winner_seats(main)
     summary["ratings"] = ratings_summary(rate_games(schedule.specs, main), summary["results"])
     summary["rating_model"] = (
         f"openskill {openskill_version} PlackettLuce (mu 25, sigma 25/3, tau {TAU:g}; winner first, the rest tied; "

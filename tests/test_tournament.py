@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from agents import tournament
-from agents.league import league_players, league_schedule, rate_games, run_league
+from agents.league import games_of, league_players, league_schedule, rate_games, run_league
 from agents.output import format_table, plot
 from agents.tournament import GameResult, Schedule, arrangements, circular_orders, control_summary, play_game, run_tournament
 
@@ -293,6 +293,37 @@ def test_run_league_rates_agents_and_writes_the_json_shape():
         assert r["ordinal"] == pytest.approx(r["mu"] - 3 * r["sigma"])
         assert r["games"] == s["results"][spec]["games"] == 6
     json.dumps(s)
+
+
+def test_a_league_summary_keeps_its_games_and_rates_again_from_its_json():
+    s = json.loads(json.dumps(run_league(["notebook", "random", "uniform", "random"], 12, players=3, seed=2, **_quiet())))
+    games = games_of(s)
+    assert len(games) == len(s["winner_seats"]) == len(s["winners"]) == 12
+    assert [g.seats[g.winner] if g.winner >= 0 else None for g in games] == s["winners"]
+    assert sum(g.winner >= 0 and g.seats[g.winner] == "uniform" for g in games) == s["results"]["uniform"]["wins"]
+    again = rate_games(list(s["ratings"]), games)
+    for spec, r in s["ratings"].items():
+        assert again[spec].mu == pytest.approx(r["mu"]) and again[spec].sigma == pytest.approx(r["sigma"])
+    assert rate_games(list(s["ratings"]), games[:6]) != again  # a prefix rates on its own
+
+
+@pytest.mark.parametrize(
+    "mend, error",
+    [
+        (lambda s: s.pop("winner_seats"), "per-game winners"),
+        (lambda s: s.update(league=False), "per-game winners"),
+        (lambda s: s["winner_seats"].pop(), "winners for 6 games"),
+        (lambda s: s["winner_seats"].__setitem__(0, 7), "not one of its 3 seats"),
+        (lambda s: s.update(seats=list(reversed(s["seats"]))), "in the league's seating"),
+    ],
+)
+def test_games_of_refuses_a_summary_that_does_not_fit(mend, error):
+    s = json.loads(json.dumps(run_league(FAST, 6, seed=1, **_quiet())))
+    assert all(w is not None for w in s["winner_seats"])  # every game won: reversed seats misplace its winner
+    games_of(s)
+    mend(s)
+    with pytest.raises(ValueError, match=error):
+        games_of(s)
 
 
 # --- evaluate.py ------------------------------------------------------------------------------
