@@ -136,7 +136,7 @@ def games_of(summary: dict[str, Any]) -> list[GameResult]:
     again (on a prefix of its games, say). Turns and timings are not kept and come back as 0.
     ``ValueError`` for a summary without per-game winners (a league written before they were kept)
     or whose seats and games do not fit together."""
-    if not summary.get("league") or "winner_seats" not in summary:
+    if not summary.get("league") or "winner_seats" not in summary or "winners" not in summary:
         raise ValueError("not a league summary with per-game winners (written by evaluate.py --league since 2026-12-07)")
     schedule = league_schedule(list(summary["seats"]), int(summary["num_players"]))
     winners = summary["winner_seats"]

@@ -311,6 +311,7 @@ def test_a_league_summary_keeps_its_games_and_rates_again_from_its_json():
     "mend, error",
     [
         (lambda s: s.pop("winner_seats"), "per-game winners"),
+        (lambda s: s.pop("winners"), "per-game winners"),
         (lambda s: s.update(league=False), "per-game winners"),
         (lambda s: s["winner_seats"].pop(), "winners for 6 games"),
         (lambda s: s["winner_seats"].__setitem__(0, 7), "not one of its 3 seats"),
