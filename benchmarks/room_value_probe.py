@@ -395,7 +395,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from agents import parse_spec
     from clue_env.training.checkpoint import load_accusation, load_policy, save_policy
-    from clue_env.training.network import CluePolicyNet, add_move_scores, add_suggest_scores, widen_for_room_values
+    from clue_env.training.network import add_move_scores, add_suggest_scores, widen_for_room_values, with_roll_scores
 
     _name, teacher_params = parse_spec(args.teacher)
     from clue_env.training.checkpoint import PLANNER_KEYS
@@ -495,9 +495,7 @@ def main(argv: list[str] | None = None) -> int:
         if refit:
             net = base  # already reads the move scores: only their weights are fitted again
             if args.roll_scores:  # the same weights, the roll scored too
-                net = CluePolicyNet(**{**base.config(), "roll_scores": True})
-                net.load_state_dict(base.state_dict())
-                net.eval()
+                net = with_roll_scores(base)
         elif args.mode == 3:
             if not base.room_values:  # a network without room values: as room_values=2 with zero new weights first
                 base = widen_for_room_values(base, 2)

@@ -21,7 +21,7 @@ from agents.ppo_agent import PPOAgent  # noqa: E402
 from clue_env.engine.cards import N_ROOMS, ROOM_BASE  # noqa: E402
 from clue_env.training.checkpoint import CheckpointError, load_policy, read_policy_file, save_policy  # noqa: E402
 from clue_env.training.features import POLICY_LAYOUT  # noqa: E402
-from clue_env.training.network import CluePolicyNet, widen_for_room_values  # noqa: E402
+from clue_env.training.network import CluePolicyNet, widen_for_room_values, with_roll_scores  # noqa: E402
 
 
 def _wide() -> tuple[CluePolicyNet, CluePolicyNet]:
@@ -699,8 +699,7 @@ def test_refit_moves_fits_the_move_score_weights_alone_and_names_the_teachers_pl
     from clue_env.training.checkpoint import load_accusation
 
     shipped, _ = load_policy(SHIPPED_POLICY_4P_MIXED)  # as a file without roll scores, with its head
-    four = CluePolicyNet(**{**shipped.config(), "roll_scores": False})
-    four.load_state_dict(shipped.state_dict())
+    four = with_roll_scores(shipped, False)
     policy = str(tmp_path / "four.pt")
     save_policy(policy, four, {"planner": {"tells": 0.35}}, accusation=load_accusation(SHIPPED_POLICY_4P_MIXED))
     args = ["--players", "4", "--rules", "classic", "--teacher", "deduction:tells=0.35,moves=own",
@@ -755,7 +754,7 @@ def test_roll_scores_score_the_roll_as_its_best_toward_score_and_nothing_else(tm
 
     c = default_codec()
     plain = add_move_scores(_mode_2(), floor_squares=True)
-    rolled = CluePolicyNet(**{**plain.config(), "roll_scores": True})
+    rolled = with_roll_scores(plain)
     gen = torch.Generator().manual_seed(7)
     with torch.no_grad():
         plain.ms_logit.copy_(torch.tensor([1.0, 2.0, 3.0, 4.0]))

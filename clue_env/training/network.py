@@ -379,6 +379,15 @@ def add_suggest_scores(base: CluePolicyNet) -> CluePolicyNet:
     return _add_scalars(base, "suggestion scores", "ss_logit", 1)
 
 
+def with_roll_scores(base: CluePolicyNet, roll_scores: bool = True) -> CluePolicyNet:
+    """A copy of ``base`` (the same weights) with ``roll_scores`` set as given (module docstring):
+    no new weights, so only how the roll is scored changes."""
+    net = CluePolicyNet(**{**base.config(), "roll_scores": roll_scores})
+    net.load_state_dict(base.state_dict())
+    net.train(base.training)
+    return net
+
+
 __all__ = [
     "CluePolicyNet",
     "CARD_FEATURES",
@@ -386,5 +395,6 @@ __all__ = [
     "SUGGEST_SCORES",
     "add_move_scores",
     "add_suggest_scores",
+    "with_roll_scores",
     "widen_for_room_values",
 ]
