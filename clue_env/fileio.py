@@ -1,4 +1,11 @@
-"""Writing result files (charts, JSON) without harming what is at the path.
+"""Reading input files within bounds, and writing result files without harming what is at the path.
+
+Reading: every file that comes from a user or a run directory (rules and training configs, replays,
+run records, league summaries, policy files) is read through :func:`read_regular`, which refuses
+what is not a regular file (a directory, a FIFO, a device) and anything over a size limit before
+reading it, and parsed with :func:`loads_json` or :func:`loads_yaml`, which bound nesting depth and
+numbers and refuse YAML anchors and aliases. Each refusal is an :class:`InputError` (a
+``ValueError``) whose message names the file and the problem in a line.
 
 A regular file, or a path that does not exist yet, is replaced atomically (a temp file in the
 same directory, then a rename), so a reader never sees half a file. Anything else that already
@@ -11,9 +18,189 @@ way; the picture is rendered to bytes in memory first, never to a ``PATH.tmp.png
 
 from __future__ import annotations
 
+import json
+import math
 import os
+import stat
 import tempfile
 from typing import Any
+
+#: the default bound on nesting (lists and mappings inside each other) of a JSON or YAML document
+MAX_DEPTH = 32
+#: the default bound on the digits of an integer in a JSON document
+MAX_INT_DIGITS = 40
+
+
+class InputError(ValueError):
+    """A file or document refused: missing, not a regular file, too large, too deep, or not what it
+    should be. The message names the source and says what is wrong in one line."""
+
+
+def short(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters (``...`` marks the cut), for error messages that
+    quote what they refuse."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: max(limit - 3, 1)] + "..."
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """``text`` with its whitespace runs (newlines too) made single spaces, cut to ``limit``
+    characters (``...`` marks the cut): a library's message quoted inside one of ours."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: max(limit - 3, 1)] + "..."
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def check_regular(path: str, what: str = "file") -> os.stat_result:
+    """The ``os.stat`` of ``path`` (links followed) if it is a regular file; else :class:`InputError`
+    saying what it is (missing, a directory, a FIFO, a device)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise InputError(f"{what} {path!r} does not exist") from None
+    except OSError as e:
+        raise InputError(f"{what} {path!r} cannot be read: {e.strerror or e}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"{what} {path!r} is {_kind(st.st_mode)}, not a regular file")
+    return st
+
+
+def read_regular(path: str, limit: int, what: str = "file") -> bytes:
+    """The bytes of the regular file at ``path``, at most ``limit`` of them.
+
+    Refused with :class:`InputError` before any read: a missing path, a directory, a FIFO (opened
+    without blocking, so a planted FIFO never hangs the reader), a device, a file over ``limit``
+    bytes. A file that grows past ``limit`` while being read is refused too."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise InputError(f"{what} {path!r} does not exist") from None
+    except OSError as e:
+        raise InputError(f"{what} {path!r} cannot be read: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"{what} {path!r} is {_kind(st.st_mode)}, not a regular file")
+        if st.st_size > limit:
+            raise InputError(f"{what} {path!r} is {st.st_size:,} bytes, over the limit of {limit:,}")
+        os.set_blocking(fd, True)
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                raise InputError(f"{what} {path!r} is over the limit of {limit:,} bytes")
+        return b"".join(chunks)
+    except OSError as e:
+        raise InputError(f"{what} {path!r} cannot be read: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+
+
+def depth(doc: Any) -> int:
+    """How deeply lists and mappings nest in ``doc`` (a scalar 0, ``[]`` 1), walked without
+    recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(doc, 0)]
+    while stack:
+        item, d = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        elif not isinstance(item, (list, tuple)):
+            continue
+        deepest = max(deepest, d + 1)
+        stack.extend((v, d + 1) for v in item)
+    return deepest
+
+
+def check_depth(doc: Any, what: str, max_depth: int = MAX_DEPTH) -> Any:
+    """``doc`` itself if it nests at most ``max_depth`` deep; else :class:`InputError`."""
+    if depth(doc) > max_depth:
+        raise InputError(f"{what}: nested more than {max_depth} deep")
+    return doc
+
+
+def loads_json(
+    data: bytes | str,
+    what: str = "document",
+    *,
+    max_depth: int = MAX_DEPTH,
+    max_int_digits: int = MAX_INT_DIGITS,
+) -> Any:
+    """Parse JSON text within bounds: nesting at most ``max_depth`` deep, integers of at most
+    ``max_int_digits`` digits, floats finite (no ``NaN``, ``Infinity`` or ``1e400``), UTF-8 text.
+    Each refusal is an :class:`InputError` naming ``what``."""
+
+    def parse_int(text: str) -> int:
+        if len(text.lstrip("-")) > max_int_digits:
+            raise InputError(f"{what}: an integer of {len(text.lstrip('-')):,} digits (at most {max_int_digits})")
+        return int(text)
+
+    def parse_float(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            raise InputError(f"{what}: the number {short(text, 40)} is out of range")
+        return value
+
+    def parse_constant(text: str) -> Any:
+        raise InputError(f"{what}: {text} is not a JSON number")
+
+    try:
+        doc = json.loads(data, parse_int=parse_int, parse_float=parse_float, parse_constant=parse_constant)
+    except InputError:
+        raise
+    except RecursionError:
+        raise InputError(f"{what}: nested more than {max_depth} deep") from None
+    except UnicodeDecodeError as e:
+        raise InputError(f"{what}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except json.JSONDecodeError as e:
+        raise InputError(f"{what}: not valid JSON ({e.msg}: line {e.lineno} column {e.colno})") from None
+    except ValueError as e:  # e.g. a string of digits over Python's own int limit
+        raise InputError(f"{what}: not valid JSON ({one_line(str(e), 120)})") from None
+    return check_depth(doc, what, max_depth)
+
+
+def loads_yaml(data: bytes | str, what: str = "document", *, max_depth: int = MAX_DEPTH) -> Any:
+    """Parse YAML text with PyYAML's safe loader within bounds: no anchors or aliases (their
+    expansion is a document size bomb), nesting at most ``max_depth`` deep. Each refusal is an
+    :class:`InputError` naming ``what``; text that is not YAML too."""
+    import yaml
+
+    try:
+        level = 0
+        for event in yaml.parse(data, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+                raise InputError(f"{what}: YAML anchors and aliases (& and *) are not accepted")
+            if isinstance(event, yaml.CollectionStartEvent):
+                level += 1
+                if level > max_depth:
+                    raise InputError(f"{what}: nested more than {max_depth} deep")
+            elif isinstance(event, yaml.CollectionEndEvent):
+                level -= 1
+        return yaml.safe_load(data)
+    except InputError:
+        raise
+    except UnicodeDecodeError as e:
+        raise InputError(f"{what}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except yaml.YAMLError as e:
+        raise InputError(f"{what}: not valid YAML: {one_line(str(e))}") from None
+    except RecursionError:
+        raise InputError(f"{what}: nested more than {max_depth} deep") from None
 
 
 def write_output(path: str, data: bytes, prefix: str = ".clue_env.") -> None:
@@ -56,4 +243,18 @@ def figure_png(fig: Any, dpi: int = 100) -> bytes:
     return buf.getvalue()
 
 
-__all__ = ["figure_png", "write_output"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_INT_DIGITS",
+    "InputError",
+    "check_depth",
+    "check_regular",
+    "depth",
+    "figure_png",
+    "loads_json",
+    "loads_yaml",
+    "one_line",
+    "read_regular",
+    "short",
+    "write_output",
+]

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from clue_env.fileio import write_output
+from clue_env.fileio import InputError, loads_json, loads_yaml, read_regular, short, write_output
 
 PNG = b"\x89PNG\r\n\x1a\n"
 ROWS = [
@@ -101,3 +101,68 @@ def test_plot_curve_writes_into_a_fifo_and_leaves_it_a_fifo(tmp_path):
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced by a plain file"
     assert got and got[0].startswith(PNG)
     assert _leftovers(tmp_path) == []
+
+
+# ---------------------------------------------------------------- bounded readers (R31's files: bad input)
+def test_read_regular_refuses_what_is_not_a_regular_file_without_blocking(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    (tmp_path / "big").write_bytes(b"x" * 101)
+    (tmp_path / "ok").write_bytes(b"x" * 100)
+    os.symlink(tmp_path / "ok", tmp_path / "link")
+    cases = {fifo: "is a FIFO", tmp_path: "is a directory", tmp_path / "none": "does not exist", "/dev/zero": "is a device"}
+    cases[tmp_path / "big"] = "over the limit of 100"
+    for path, says in cases.items():
+        with pytest.raises(InputError, match=says):
+            read_regular(str(path), 100, "replay")
+    assert read_regular(str(tmp_path / "ok"), 100) == b"x" * 100
+    assert read_regular(str(tmp_path / "link"), 100) == b"x" * 100
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("[" * 40 + "]" * 40, "nested more than 32 deep"),
+        ("[" * 100_000, "nested more than 32 deep"),
+        ("1" * 41, "integer of 41 digits"),
+        ("9" * 5000, "integer of 5,000 digits"),
+        ('{"value": 1e400}', "out of range"),
+        ("[NaN]", "NaN is not a JSON number"),
+        ("[Infinity]", "Infinity is not a JSON number"),
+        (b"\xff\xfe", "not UTF-8|not valid JSON"),
+        ('{"a": ', "not valid JSON"),
+    ],
+)
+def test_loads_json_refuses_deep_huge_and_broken_documents_with_one_line(text, says):
+    with pytest.raises(InputError, match=says) as e:
+        loads_json(text, "league summary")
+    assert str(e.value).startswith("league summary: ") and "\n" not in str(e.value)
+    assert len(str(e.value)) < 200
+
+
+def test_loads_json_reads_plain_documents():
+    assert loads_json('{"a": [1, 2.5, "x", null, true], "b": {"c": -12}}') == {"a": [1, 2.5, "x", None, True], "b": {"c": -12}}
+    assert loads_json("[" * 32 + "]" * 32) is not None
+
+
+def test_loads_yaml_refuses_aliases_so_a_tiny_file_cannot_blow_up():
+    levels = ['a0: &a0 ["xxxxxxxxxx"]'] + [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, 9)]
+    bomb = "\n".join(levels) + "\n"
+    assert len(bomb) < 500
+    with pytest.raises(InputError, match="anchors and aliases") as e:
+        loads_yaml(bomb, "rules file r.yaml")
+    assert len(str(e.value)) < 200
+
+
+def test_loads_yaml_bounds_depth_and_reports_bad_yaml_on_one_line():
+    with pytest.raises(InputError, match="nested more than 32 deep"):
+        loads_yaml("[" * 40 + "]" * 40, "config")
+    with pytest.raises(InputError, match="not valid YAML") as e:
+        loads_yaml("a: [\n", "config")
+    assert "\n" not in str(e.value)
+    assert loads_yaml("a: 1\nb: [x, {c: 2}]\n") == {"a": 1, "b": ["x", {"c": 2}]}
+
+
+def test_short_cuts_long_quotes():
+    assert short("x" * 500, 40).endswith("...") and len(short("x" * 500, 40)) == 40
+    assert short("abc") == "'abc'"
