@@ -86,7 +86,7 @@ def step(page: Page, rng: random.Random) -> str:
     elif not page.locator("#toward").is_visible():
         click(page, "#board [data-action^='move ']")
     else:
-        rooms = page.locator("#toward-room option").evaluate_all("els => els.map(e => e.value)")
+        rooms = page.locator("#toward-room option").evaluate_all("els => els.filter(e => e.value).map(e => e.value)")
         page.select_option("#toward-room", rng.choice(rooms))
         click(page, "#toward-go")
     return phase

@@ -750,7 +750,7 @@ def test_news_words_private_facts_only_for_the_two_seats_and_names_characters(cl
     cfg = session.rules
     name = {i: cfg.display(SUSPECTS[session.game.seat_suspect[i]]) for i in range(3)}
     card = cfg.display(CARDS[show.card])
-    phrase = f"the {card} card" if show.card < WEAPON_BASE else f"the {card}"  # a suspect as a card says so
+    phrase = f"the {card} card"  # every kind of card says so
     third = ({0, 1, 2} - {show.refuter, show.suggester}).pop()
     views = {i: view(client, gid, tokens[f"player_{i}"]) for i in range(3)}
     logs = {i: views[i]["log"] for i in range(3)}
@@ -1027,7 +1027,7 @@ def test_deduce_exact_figures_or_rounded_with_samples(monkeypatch):
 
 def test_R27_a_suspect_shown_as_a_card_reads_as_a_card_not_as_a_person():
     """ "You showed the Mrs. White card to Mrs. White", never "You showed Mrs. White to Mrs. White";
-    weapons and rooms keep "the Rope" / "the Lounge"."""
+    weapons and rooms read the same way: "the Rope card", "the Lounge card"."""
     from types import SimpleNamespace
 
     from clue_env.engine.config import load_rules
@@ -1042,7 +1042,7 @@ def test_R27_a_suspect_shown_as_a_card_reads_as_a_card_not_as_a_person():
     from_white = event_entry(Show(refuter=2, suggester=0, card=white), names, None)  # type: ignore[arg-type]
     assert from_white is not None and from_white["text"] == "Mrs. White showed you the Mrs. White card"
     rope_entry = event_entry(Show(refuter=2, suggester=0, card=rope), names, None)  # type: ignore[arg-type]
-    assert rope_entry is not None and rope_entry["text"] == "Mrs. White showed you the Rope"
+    assert rope_entry is not None and rope_entry["text"] == "Mrs. White showed you the Rope card"
 
 
 def test_actions_take_display_names_multi_word_names_and_prefixes(client):

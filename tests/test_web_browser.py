@@ -203,6 +203,8 @@ def click_step(page: Page) -> str:
         page.click("#actions button[data-action='end']")
         kind = "end"
     elif visible(page, "#toward"):
+        if not page.input_value("#toward-room"):  # no room chosen yet: the first one offered
+            page.select_option("#toward-room", index=1)
         page.click("#toward-go")
         kind = "toward"
     else:
@@ -544,7 +546,7 @@ def test_a_card_shown_to_you_is_toasted_and_flashed_in_the_notebook(new_page: Ca
     page.wait_for_selector("#toast:not([hidden])")
     text = page.inner_text("#toast")
     name = view["names"][card]
-    phrase = f"the {name} card" if card in view["public"]["tokens"] else f"the {name}"  # a suspect says "card"
+    phrase = f"the {name} card"  # every kind of card: "the Colonel Mustard card", "the Rope card", "the Dining Room card"
     assert f"{who} showed you {phrase}." in text and "player_" not in text
     wait_attr(page, f"#notebook tr[data-card='{card}']", "data-flash", lambda v: v == "true")
     # the notebook marks it: a check under the player who showed it, crosses under everyone else
@@ -779,3 +781,177 @@ def test_notebook_grid_fits_beside_the_board_at_1280x720(new_page: Callable[...,
     assert last.is_visible()
     env = page.locator("#notebook tr[data-card] td.grid-cell[data-col='envelope'][data-chance]")
     assert env.count() > 0 and env.first.inner_text().endswith("%")
+
+
+# ---------------------------------------------------------------------------------- the form, the end, the refute dialog
+BOX_JS = """(selectors) => selectors.map((s) => {
+  const e = typeof s === 'string' ? document.querySelector(s) : null;
+  if (!e) return null;
+  const b = e.getBoundingClientRect();
+  return {left: b.left, top: b.top, right: b.right, bottom: b.bottom};
+})"""
+
+SEAT_BOXES_JS = """() => {
+  const box = (e) => {
+    const b = e.getBoundingClientRect();
+    return {left: b.left, top: b.top, right: b.right, bottom: b.bottom};
+  };
+  return [...document.querySelectorAll('#seat-list li')].map((li) => ({
+    name: li.querySelector('.seat-character').textContent,
+    item: box(li),
+    dot: box(li.querySelector('.dot')),
+    label: box(li.querySelector('.seat-character')),
+    select: box(li.querySelector('select')),
+  }));
+}"""
+
+
+def inside(inner: dict[str, float], outer: dict[str, float]) -> bool:
+    return (inner["left"] >= outer["left"] - 0.5 and inner["right"] <= outer["right"] + 0.5
+            and inner["top"] >= outer["top"] - 0.5 and inner["bottom"] <= outer["bottom"] + 0.5)  # fmt: skip
+
+
+def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    """Whether two rectangles share more than half a pixel of area (touching edges do not count)."""
+    return (min(a["right"], b["right"]) - max(a["left"], b["left"]) > 0.5
+            and min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > 0.5)  # fmt: skip
+
+
+@pytest.mark.parametrize("viewport", [(1280, 720), (390, 844)])
+def test_new_game_form_seat_controls_stay_inside_their_boxes(
+    new_page: Callable[..., Page], base_url: str, viewport: tuple[int, int]
+) -> None:
+    """Every seat's dot, character name and agent select inside the Seats fieldset and the form's
+    card, for every number of players under both rules; a name on one line, clear of its select
+    (its arrow included) and of the other seats."""
+    page = new_page(viewport=viewport)
+    page.goto(base_url + "/")
+    page.wait_for_selector("#setup:not([hidden])")
+    for rules, counts in (("classic", (3, 6)), ("edition2023", (2, 6))):
+        page.select_option("#rules", rules)
+        for players in counts:
+            page.fill("#players", str(players))
+            page.dispatch_event("#players", "change")
+            card, fieldset = page.evaluate(BOX_JS, ["#setup", "#setup fieldset"])
+            assert inside(fieldset, card), (fieldset, card)
+            seats = page.evaluate(SEAT_BOXES_JS)
+            assert len(seats) == players
+            for s in seats:
+                where = f"{rules}, {players} players, {s['name']} at {viewport}"
+                for part in ("item", "dot", "label", "select"):
+                    assert inside(s[part], fieldset), f"{where}: the {part} runs past the Seats box: {s[part]} {fieldset}"
+                    assert inside(s[part], card), f"{where}: the {part} runs past the form: {s[part]} {card}"
+                assert s["dot"]["right"] - s["dot"]["left"] >= 8, f"{where}: no colour dot"
+                assert not overlap(s["label"], s["select"]), f"{where}: the name sits on the select: {s['label']} {s['select']}"
+                assert s["label"]["right"] <= s["select"]["left"], f"{where}: the name runs into the select"
+                height = s["label"]["bottom"] - s["label"]["top"]
+                assert height <= s["select"]["bottom"] - s["select"]["top"], f"{where}: the name wraps ({height} px)"
+            for a, b in zip(seats, seats[1:]):
+                assert not overlap(a["item"], b["item"]), (a, b)
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= viewport[0]  # nothing sideways
+
+
+def _wrong_accusation(page: Page, base_url: str) -> None:
+    """Accuse with a card of this seat's hand (certainly wrong) and confirm."""
+    view = api_view(base_url, page)
+    held = view["hand"]
+    suspect = next((c for c in held if c in view["public"]["tokens"]), "plum")
+    weapon = next((c for c in held if c in view["public"]["weapons"]), "rope")
+    room = next((c for c in held if c not in view["public"]["tokens"] and c not in view["public"]["weapons"]), "study")
+    page.click("#open-accuse")
+    page.select_option("#accuse-suspect", suspect)
+    page.select_option("#accuse-weapon", weapon)
+    page.select_option("#accuse-room", room)
+    page.click("#accuse-next")
+    version = page.get_attribute("#game", "data-version")
+    page.click("#accuse-submit")
+    page.wait_for_function("v => document.querySelector('#game').dataset.version !== v", arg=version)
+
+
+def test_refuting_keeps_the_columns_still_and_the_end_reads_naturally_with_the_toast_clear_of_the_panels(
+    new_page: Callable[..., Page], base_url: str
+) -> None:
+    """At 1280x720: the news column does not move (within 2 px) when the refute dialog opens with
+    its long prompt; at the end the result names the winner's character in a sentence ("Mr. Green
+    wins with a correct accusation after 13 turns."), never a seat id, and the "Game over" toast
+    covers none of the panels beside the board."""
+    page = new_page(viewport=(1280, 720))
+    create_game(page, base_url, ["human", AGENTS, AGENTS, AGENTS], seed=4)
+    assert wait_ready(page) == "act"
+    column = page.evaluate(BOX_JS, ["#news-panel"])[0]["left"]
+    _wrong_accusation(page, base_url)  # out at once: the agents play on, this seat only shows cards
+    refutes = 0
+    for _ in range(400):
+        state = wait_ready(page)
+        if state == "over":
+            break
+        if state == "show":
+            refutes += 1
+            moved = page.evaluate(BOX_JS, ["#news-panel"])[0]["left"]
+            assert abs(moved - column) <= 2, f"the news column moved from x={column} to x={moved} with the refute dialog"
+        click_step(page)
+    else:
+        raise AssertionError("the game did not end")
+    assert refutes >= 1, "this seat was never asked to refute"
+
+    view = api_view(base_url, page)
+    result = view["result"]
+    detail = page.inner_text("#result-detail")
+    assert "player_" not in detail and "(" not in detail, detail
+    if view["winner"]:
+        name = next(s["name"] for s in view["seats"] if s["seat"] == view["winner"])
+        how = "with a correct accusation" if result["reason"] == "accusation" else "as the last player standing"
+        assert detail == f"{name} wins {how} after {result['turns']} turns.", detail
+    else:
+        assert detail.startswith("Nobody wins") and detail.endswith(f"after {result['turns']} turns."), detail
+    over = page.locator("#log li.over").inner_text()
+    assert "player_" not in over and "(" not in over, over
+
+    page.wait_for_selector("#toast:not([hidden])")  # "Game over: ... wins." (shown for 5 s)
+    toast = page.evaluate(BOX_JS, ["#toast"])[0]
+    panels = page.locator("#news-panel, .side-column > .panel:not([hidden])").evaluate_all(
+        "els => els.map((e) => { const b = e.getBoundingClientRect();"
+        " return {id: e.querySelector('h2').textContent, left: b.left, top: b.top, right: b.right, bottom: b.bottom}; })"
+    )
+    players = [p for p in panels if p["id"] == "Players"]
+    assert players, panels
+    for panel in panels:
+        if panel["bottom"] <= 720:  # (a panel scrolled out of the window cannot be covered)
+            assert not overlap(toast, panel), f"the toast covers the {panel['id']} panel: {toast} {panel}"
+
+
+def test_head_toward_starts_with_no_room_chosen_then_keeps_the_room_you_head_for(
+    new_page: Callable[..., Page], base_url: str
+) -> None:
+    page = new_page()
+    create_game(page, base_url, ["human", AGENTS, AGENTS], seed=5)
+    assert wait_ready(page) == "act"
+    page.click("#actions button[data-action='roll']")
+    page.wait_for_selector("#toward:not([hidden])")
+    assert page.input_value("#toward-room") == ""  # no room chosen: Go does nothing by accident
+    assert page.locator("#toward-room option").first.inner_text() == "choose a room…"
+    assert page.locator("#toward-go").is_disabled()
+    rooms = page.locator("#toward-room option").evaluate_all("els => els.filter((e) => e.value).map((e) => e.value)")
+    assert rooms and all(r.startswith("toward ") for r in rooms)
+    view = api_view(base_url, page)
+    here = view["public"]["tokens"]["scarlet"]
+    chosen = rooms[-1]  # (not the first: the one a default used to pick)
+    page.select_option("#toward-room", chosen)
+    assert not page.locator("#toward-go").is_disabled()
+    version = page.get_attribute("#game", "data-version")
+    page.click("#toward-go")
+    page.wait_for_function("v => document.querySelector('#game').dataset.version !== v", arg=version)
+    assert api_view(base_url, page)["public"]["tokens"]["scarlet"] != here
+    # the next time the seat heads somewhere, the room it headed for is offered first (until reached)
+    for _ in range(200):
+        state = wait_ready(page)
+        assert state != "over"
+        if visible(page, "#toward"):
+            mine = api_view(base_url, page)["public"]["tokens"]["scarlet"]
+            offered = page.locator("#toward-room option").evaluate_all("els => els.map((e) => e.value)")
+            if chosen in offered and mine != chosen.removeprefix("toward "):
+                assert page.input_value("#toward-room") == chosen
+                assert not page.locator("#toward-go").is_disabled()
+                return
+        click_step(page)
+    raise AssertionError("the seat did not head anywhere again")

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...engine.board import OFF_BOARD, Board
-from ...engine.cards import CARDS, N_ROOMS, ROOMS, SUSPECTS, WEAPON_BASE, WEAPONS
+from ...engine.cards import CARDS, N_ROOMS, ROOMS, SUSPECTS, WEAPONS
 from ...engine.config import RulesConfig
 from ...engine.events import (
     HIDDEN,
@@ -66,12 +66,11 @@ class Namer:
         return self.cfg.display(SUSPECTS[suspect])
 
     def card(self, card: int, article: bool = True) -> str:
-        """ "the Rope", "the Lounge", "the Mr. Green card" (a suspect as a card: "You showed the Mrs. White
-        card to Mrs. White", never "You showed Mrs. White to Mrs. White"); without ``article``, the bare name."""
+        """A card in a sentence, the same for every kind: "the Rope card", "the Lounge card", "the
+        Mr. Green card" (so a suspect as a card never reads as a person: "You showed the Mrs. White
+        card to Mrs. White"); without ``article``, the bare name."""
         name = self.cfg.display(CARDS[card])
-        if not article:
-            return name
-        return f"the {name}" if card >= WEAPON_BASE else f"the {name} card"
+        return f"the {name} card" if article else name
 
     def room(self, room: int) -> str:
         return self.cfg.display(ROOMS[room])
@@ -111,7 +110,8 @@ def event_entry(ev: Event, names: Namer, board: Board) -> dict[str, Any] | None:
             near = min(range(N_ROOMS), key=lambda r: (board.dist_to_room[ev.node][r], r))
             d = board.dist_to_room[ev.node][near]
             steps = "1 square" if d == 1 else f"{d} squares"
-            text = _verb(token, "moves", "move") + f" along the hall, {steps} from the {names.room(near)}"
+            # "corridor", not "hall": the hallway squares are never confused with the Hall room
+            text = _verb(token, "moves", "move") + f" along the corridor, {steps} from the {names.room(near)}"
             entry["near"] = ROOMS[near]
         else:
             room = names.room(ev.node)
@@ -191,18 +191,31 @@ def event_entry(ev: Event, names: Namer, board: Board) -> dict[str, Any] | None:
             text = _verb(who(ev.seat, True), "looks", "look") + f" at {where}"
         entry["room"] = ROOMS[ev.room]
     elif isinstance(ev, GameOver):
-        why = OVER_REASONS.get(ev.reason, ev.reason)
-        if ev.winner == me:
-            text = f"Game over: you win ({why})"
-        elif ev.winner >= 0:
-            text = f"Game over: {who(ev.winner)} wins ({why})"
-        else:
-            text = f"Game over: nobody wins ({why})"
+        text = "Game over: " + over_words(ev.winner, ev.reason, names)
         entry.update(winner=player(ev.winner), reason=ev.reason)
     else:  # an event type added later: its name only (no content, so nothing private)
         text = type(ev).__name__
     entry["text"] = text
     return entry
+
+
+#: how a winner won, after "X wins"
+WIN_HOW = {"accusation": "with a correct accusation", "last_player_standing": "as the last player standing"}
+#: why nobody won, after "nobody wins; "
+NOBODY_WHY = {
+    "all_eliminated": "every player accused wrongly and the murderer escapes",
+    "max_turns": "the turn limit was reached",
+}
+
+
+def over_words(winner: int, reason: str, names: Namer) -> str:
+    """The end of a game as a sentence naming the character: "Mrs. White wins with a correct
+    accusation", "you win as the last player standing", "nobody wins; the turn limit was reached"."""
+    if winner >= 0:
+        how = WIN_HOW.get(reason, "")
+        return _verb(names.seat(winner), "wins", "win") + (f" {how}" if how else "")
+    why = NOBODY_WHY.get(reason) or OVER_REASONS.get(reason, reason)
+    return f"nobody wins; {why}" if why else "nobody wins"
 
 
 def seat_words(view: SeatView, cfg: RulesConfig, board: Board, events: Sequence[Event]) -> list[str]:
@@ -365,4 +378,4 @@ def last_moves(view: SeatView, board: Board, start_tokens: Sequence[int], start_
     return {"tokens": tokens, "weapons": weapons}
 
 
-__all__ = ["Namer", "event_entry", "last_moves", "news", "news_start", "route", "seat_words"]
+__all__ = ["Namer", "event_entry", "last_moves", "news", "news_start", "over_words", "route", "seat_words"]

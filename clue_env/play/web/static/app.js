@@ -32,6 +32,7 @@ const state = {
   pollTimer: null,
   pollMs: POLL_MS,
   showPromptedAt: -1, // version at which the show dialog was last opened by itself
+  towardRoom: null, // the room this seat last headed toward ("Head toward" offers it again until reached)
   dialogOpen: false,
 };
 
@@ -59,11 +60,11 @@ function cardName(id) {
   return names[id] || id;
 }
 
-// A card in a sentence, as the server's news words it: "the Rope", "the Lounge", "the Mr. Green card"
-// (a suspect as a card, so that "Mrs. White showed you the Mrs. White card" never reads as a person).
+// A card in a sentence, as the server's news words it, the same for every kind of card: "the Rope
+// card", "the Lounge card", "the Mr. Green card" (so that "Mrs. White showed you the Mrs. White
+// card" never reads as a person).
 function cardPhrase(id) {
-  const suspect = state.meta && state.meta.suspects && state.meta.suspects.includes(id);
-  return suspect ? `the ${cardName(id)} card` : `the ${cardName(id)}`;
+  return `the ${cardName(id)} card`;
 }
 
 function seatInfo(name) {
@@ -326,6 +327,7 @@ function openSeat(entry) {
   state.view = null;
   state.logLength = 0;
   state.showPromptedAt = -1;
+  state.towardRoom = null;
   $("log").replaceChildren();
   $("news").replaceChildren();
   $("banner").hidden = true;
@@ -504,18 +506,24 @@ function renderActions(view) {
   $("open-show").hidden = !g.show;
   const toward = $("toward");
   toward.hidden = !g.toward;
-  if (g.toward) {
-    const select = $("toward-room");
-    const previous = select.value;
-    select.replaceChildren();
-    for (const action of g.toward) {
-      const room = action.slice("toward ".length);
-      const o = node("option", cardName(room));
-      o.value = action;
-      select.appendChild(o);
-    }
-    if (g.toward.includes(previous)) select.value = previous;
+  if (g.toward) renderToward(view, g.toward);
+}
+
+// "Head toward": no room chosen at first (Go waits for a choice, so it never walks the token toward
+// a room the player did not pick); then the room the seat last headed for, until its token gets there.
+function renderToward(view, actions) {
+  const select = $("toward-room");
+  if (state.towardRoom && myRoom(view) === state.towardRoom) state.towardRoom = null; // arrived
+  const wanted = state.towardRoom ? `toward ${state.towardRoom}` : "";
+  select.replaceChildren(node("option", "choose a room…"));
+  select.firstChild.value = "";
+  for (const action of actions) {
+    const o = node("option", cardName(action.slice("toward ".length)));
+    o.value = action;
+    select.appendChild(o);
   }
+  select.value = actions.includes(wanted) ? wanted : "";
+  $("toward-go").disabled = !select.value;
 }
 
 function renderSeats(view) {
@@ -559,7 +567,7 @@ function renderResult(view) {
   const r = view.result;
   $("result-text").textContent = r.winner ? `Winner: ${seatLabel(r.winner)}` : "Nobody won.";
   $("result-text").dataset.winner = r.winner || "";
-  $("result-detail").textContent = `${r.text || ""} (after ${r.turns} turns)`;
+  $("result-detail").textContent = resultSentence(r);
   $("envelope").replaceChildren(...r.envelope.map((c) => cardChip(c, "envelope")));
   const body = $("hands").querySelector("tbody");
   body.replaceChildren();
@@ -572,6 +580,22 @@ function renderResult(view) {
     tr.appendChild(td);
     body.appendChild(tr);
   }
+}
+
+/** How the game ended, in a sentence naming the winner's character (or "You"): "Mrs. White wins
+ * with a correct accusation after 13 turns." */
+function resultSentence(r) {
+  const turns = `after ${r.turns} ${r.turns === 1 ? "turn" : "turns"}`;
+  if (r.winner) {
+    const you = seatInfo(r.winner) && seatInfo(r.winner).you;
+    const wins = `${seatName(r.winner, true)} ${you ? "win" : "wins"}`;
+    if (r.reason === "accusation") return `${wins} with a correct accusation ${turns}.`;
+    if (r.reason === "last_player_standing") return `${wins} as the last player standing ${turns}.`;
+    return `${wins} ${turns}.`;
+  }
+  if (r.reason === "all_eliminated") return `Nobody wins: every player accused wrongly and the murderer escapes ${turns}.`;
+  if (r.reason === "max_turns") return `Nobody wins: the turn limit was reached ${turns}.`;
+  return `Nobody wins ${turns}.`;
 }
 
 function appendLog(entries) {
@@ -770,7 +794,13 @@ function wire() {
   for (const button of $("actions").querySelectorAll("button[data-action]")) {
     button.addEventListener("click", () => act(button.dataset.action));
   }
-  $("toward-go").addEventListener("click", () => act($("toward-room").value));
+  $("toward-room").addEventListener("change", () => ($("toward-go").disabled = !$("toward-room").value));
+  $("toward-go").addEventListener("click", () => {
+    const action = $("toward-room").value;
+    if (!action) return;
+    state.towardRoom = action.slice("toward ".length);
+    act(action);
+  });
   $("rematch").addEventListener("click", rematch);
   for (const tab of $("tabs").querySelectorAll("button[data-tab]")) {
     tab.addEventListener("click", () => {

@@ -147,8 +147,7 @@ export function chooseCard(view, describe) {
   if (view.refute_hint) {
     const card = view.refute_hint.slice("show ".length);
     const name = view.names[card] || card;
-    const phrase = (view.pending_suggestion || {}).suspect === card ? `the ${name} card` : `the ${name}`;
-    $("show-hint").textContent = `You showed ${phrase} to this player before: showing it again tells them nothing new.`;
+    $("show-hint").textContent = `You showed the ${name} card to this player before: showing it again tells them nothing new.`;
   } else {
     $("show-hint").textContent = "";
   }
