@@ -227,3 +227,27 @@ def test_network_forward_equals_its_plain_reference_and_gradients_agree():
             assert u is None and v is None, p.shape
         else:
             torch.testing.assert_close(u, v, atol=1e-4, rtol=1e-4)
+
+
+def test_ppo_path_says_what_a_directory_or_fifo_is_and_never_blocks(tmp_path):
+    import threading
+
+    fifo = tmp_path / "policy.fifo"
+    os.mkfifo(fifo)
+    for path, kind in ((tmp_path, "is a directory"), (fifo, "is a FIFO")):
+        errors: list[BaseException] = []
+
+        def make(path=path, errors=errors):
+            try:
+                make_agent(f"ppo:{path}", seat=0, num_players=3)
+            except BaseException as e:  # handed to the test's thread
+                errors.append(e)
+
+        t = threading.Thread(target=make, daemon=True)
+        t.start()
+        t.join(timeout=30)
+        if t.is_alive():  # blocked on the FIFO: let it go before failing
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        assert not t.is_alive(), f"ppo:{path} blocked"
+        assert len(errors) == 1 and isinstance(errors[0], ValueError), errors
+        assert kind in str(errors[0]) and "does not exist" not in str(errors[0]), errors[0]
