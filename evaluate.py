@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
 import sys
 from typing import Any
 
 from agents import split_specs
-from agents.output import check_output, format_table, plot, write_json, write_output
+from agents.output import check_output, check_replays_dir, format_table, plot, write_json, write_output
 
 #: what `python evaluate.py` plays with no arguments: the shipped policy against the baselines
 DEFAULT_SEATS = "ppo,deduction,notebook,random"
@@ -108,15 +107,9 @@ def main(argv: list[str] | None = None) -> int:
         if problem:
             ap.error(problem)
     if args.replays is not None:
-        if not args.replays:
-            ap.error("--replays needs a directory")
-        if os.path.exists(args.replays) and not os.path.isdir(args.replays):
-            ap.error(f"--replays {args.replays!r} exists and is not a directory: give a directory for the replay files")
-        try:
-            os.makedirs(args.replays, exist_ok=True)
-        except OSError as e:
-            print(f"evaluate.py: error: cannot make --replays {args.replays!r}: {e.strerror or e}", file=sys.stderr)
-            return 1
+        problem = check_replays_dir(args.replays)  # made when missing; a file must be creatable in it
+        if problem:
+            ap.error(problem)
     common: dict[str, Any] = dict(
         rules=args.rules, seed=args.seed, workers=args.workers, progress=not args.quiet, agent_seed=args.agent_seed
     )
@@ -149,21 +142,28 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)  # fmt: skip
         return 130
     print(table)
+    rc = 0
     try:
         if args.json:
             write_json(args.json, summary)
             print(f"wrote {args.json}")
     except OSError as e:
         print(f"evaluate.py: error: cannot write --json {args.json!r}: {e.strerror or e}", file=sys.stderr)
-        return 1
+        rc = 1
     try:
         if chart:
             draw(summary, chart)
             print(f"wrote {chart}")
     except OSError as e:
         print(f"evaluate.py: error: cannot write --chart {chart!r}: {e.strerror or e}", file=sys.stderr)
-        return 1
-    return 0
+        rc = 1
+    lost = summary.get("replay_errors")
+    if lost:  # those games still count: the table and the JSON above hold them
+        more = f"; and {len(lost) - 3} more" if len(lost) > 3 else ""
+        print(f"evaluate.py: error: {len(lost)} replay file{'s' if len(lost) != 1 else ''} not written in "
+              f"{args.replays!r}: {'; '.join(lost[:3])}{more}", file=sys.stderr)  # fmt: skip
+        rc = 1
+    return rc
 
 
 if __name__ == "__main__":

@@ -26,11 +26,13 @@ Wilson intervals for that.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from clue_env import fileio
 from clue_env.engine.config import RulesConfig, load_rules
 
 from .tournament import (
@@ -41,6 +43,7 @@ from .tournament import (
     game_winner_seats,
     game_winners,
     play_schedule,
+    replay_errors,
     seating_summary,
     summarise,
 )
@@ -56,6 +59,11 @@ TAU = 0.0
 ORDERS = 32
 #: the seed of the further orders' shuffles (fixed: the same games always get the same ratings)
 ORDER_SEED = 20261207
+#: the most line-ups a league may cycle through (combinations of its specs): more is refused
+#: before any is built
+MAX_LINEUPS = 100_000
+#: the most bytes :func:`load_league` reads (a 30,720-game league's JSON is about 1 MB)
+MAX_SUMMARY_BYTES = 64 << 20
 
 
 class Rating(NamedTuple):
@@ -87,9 +95,17 @@ def league_players(specs: list[str], rules: str | RulesConfig = "classic", playe
 
 def league_schedule(specs: list[str], players: int) -> Schedule:
     """All the specs in one line-up when there are ``players`` of them; else every distinct
-    combination of ``players`` list entries (in ``itertools.combinations`` order), interleaved."""
+    combination of ``players`` list entries (in ``itertools.combinations`` order), interleaved.
+    ``ValueError`` when that would be more than :data:`MAX_LINEUPS` line-ups."""
     if len(specs) == players:
         return Schedule((tuple(specs),))
+    if not 0 < players < len(specs):
+        raise ValueError(f"games of {players} players cannot be seated from {len(specs)} specs")
+    if math.comb(len(specs), players) > MAX_LINEUPS:
+        raise ValueError(
+            f"{len(specs)} specs in games of {players} players make {math.comb(len(specs), players):,} line-ups "
+            f"(at most {MAX_LINEUPS:,}): list fewer specs"
+        )
     return Schedule(tuple(dict.fromkeys(itertools.combinations(specs, players))))
 
 
@@ -130,27 +146,77 @@ def rate_games(specs: Iterable[str], results: Iterable[GameResult], orders: int 
     return out
 
 
+def _count(value: Any, what: str, lo: int, hi: int | None = None) -> int:
+    """``value`` if it is an int (not a bool) from ``lo`` to ``hi``; else a ``ValueError`` naming ``what``."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < lo or (hi is not None and value > hi):
+        bounds = f"from {lo} to {hi}" if hi is not None else f"of at least {lo}"
+        raise ValueError(f"the summary's {what} {fileio.short(value, 40)} is not a whole number {bounds}")
+    return value
+
+
 def games_of(summary: dict[str, Any]) -> list[GameResult]:
-    """The games of a league summary (``run_league``'s, or its ``--json`` file read back), in game
-    order, each with its seats and winner: what :func:`rate_games` needs, so a league can be rated
-    again (on a prefix of its games, say). Turns and timings are not kept and come back as 0.
-    ``ValueError`` for a summary without per-game winners (a league written before they were kept)
-    or whose seats and games do not fit together."""
-    if not summary.get("league") or "winner_seats" not in summary or "winners" not in summary:
-        raise ValueError("not a league summary with per-game winners (written by evaluate.py --league since 2026-12-07)")
-    schedule = league_schedule(list(summary["seats"]), int(summary["num_players"]))
-    winners = summary["winner_seats"]
-    if len(winners) != summary["games"]:
-        raise ValueError(f"the summary has {len(winners)} winners for {summary['games']} games")
-    games = []
-    for g, w in enumerate(winners):
-        seats = schedule.seats(g)
-        if w is not None and not (isinstance(w, int) and 0 <= w < len(seats)):
-            raise ValueError(f"game {g}: winner seat {w!r} is not one of its {len(seats)} seats")
-        if w is not None and summary["winners"][g] != seats[w]:
-            raise ValueError(f"game {g}: seat {w} is {seats[w]!r} in the league's seating, not {summary['winners'][g]!r}")
-        games.append(GameResult(g, seats, -1 if w is None else w, 0, False, [], 0, 0.0))
-    return games
+    """The games of a league summary (``run_league``'s, or its ``--json`` file read back with
+    :func:`load_league`), in game order, each with its seats and winner: what :func:`rate_games`
+    needs, so a league can be rated again (on a prefix of its games, say). Turns and timings are not
+    kept and come back as 0.
+
+    Every field it reads is checked first, each refusal a ``ValueError`` naming the field: a
+    summary without per-game winners (``"league": true``, ``"winners"``, ``"winner_seats"``; older
+    leagues lack them); ``num_players`` not an int from 2 to 6; ``seats`` not a list of at least
+    that many spec strings, or making more than :data:`MAX_LINEUPS` line-ups; ``games`` not the
+    number of winners; a winning seat that is not one of the game's seats (or a bool), or a winner
+    that is not the spec in that seat of the league's seating."""
+    if (
+        not isinstance(summary, dict)
+        or summary.get("league") is not True
+        or "winner_seats" not in summary
+        or "winners" not in summary
+    ):
+        raise ValueError(
+            'not a league summary with per-game winners ("league": true, "winners" and "winner_seats", '
+            "as evaluate.py --league writes them; older leagues lack them)"
+        )
+    players = _count(summary.get("num_players"), "num_players", 2, 6)
+    seats = summary.get("seats")
+    if not isinstance(seats, list) or not all(isinstance(s, str) and s for s in seats):
+        raise ValueError(f"the summary's seats {fileio.short(seats, 60)} is not a list of agent specs")
+    if len(seats) < players:
+        raise ValueError(f"the summary lists {len(seats)} seats for {players} players (num_players)")
+    games = _count(summary.get("games"), "games", 0)
+    winners, winner_seats = summary["winners"], summary["winner_seats"]
+    for name, value in (("winners", winners), ("winner_seats", winner_seats)):
+        if not isinstance(value, list):
+            raise ValueError(f"the summary's {name} is {type(value).__name__}, not a list with one entry per game")
+        if len(value) != games:
+            raise ValueError(f"the summary's {name} has {len(value)} winners for {games} games")
+    schedule = league_schedule(list(seats), players)
+    out = []
+    for g, (w, spec) in enumerate(zip(winner_seats, winners)):
+        game_seats = schedule.seats(g)
+        if w is None:
+            if spec is not None:
+                raise ValueError(f"game {g}: nobody won (winner seat null) but the winner is {fileio.short(spec, 60)}")
+            out.append(GameResult(g, game_seats, -1, 0, False, [], 0, 0.0))
+            continue
+        if isinstance(w, bool) or not isinstance(w, int) or not 0 <= w < len(game_seats):
+            raise ValueError(f"game {g}: winner seat {fileio.short(w, 40)} is not one of its {len(game_seats)} seats")
+        if spec != game_seats[w]:
+            raise ValueError(f"game {g}: seat {w} is {game_seats[w]!r} in the league's seating, not {fileio.short(spec, 60)}")
+        out.append(GameResult(g, game_seats, w, 0, False, [], 0, 0.0))
+    return out
+
+
+def load_league(path: str) -> dict[str, Any]:
+    """A league summary (``evaluate.py --league --json PATH``) read back as plain JSON data, for
+    :func:`games_of`: read with :func:`clue_env.fileio.read_regular` (a regular file of at most
+    :data:`MAX_SUMMARY_BYTES`; a directory, FIFO or device refused without blocking) and parsed
+    with :func:`clue_env.fileio.loads_json` (depth and numbers bounded; nothing is unpickled or
+    otherwise decoded). :class:`clue_env.fileio.InputError` (a ``ValueError``) naming the file."""
+    what = f"league summary {path!r}"
+    doc = fileio.loads_json(fileio.read_regular(path, MAX_SUMMARY_BYTES, "league summary"), what)
+    if not isinstance(doc, dict):
+        raise fileio.InputError(f"{what} is not a JSON object")
+    return doc
 
 
 def ratings_summary(ratings: dict[str, Rating], results: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -188,7 +254,8 @@ def run_league(
 ) -> dict[str, Any]:
     """Play a league (see the module docstring) and summarise it: the tournament's usual fields
     (``results`` per seat-game) plus ``"league": true`` and ``"ratings"``. ``replays``: a
-    directory to write one replay file per game in."""
+    directory to write one replay file per game in (``"replay_errors"`` lists those that could not
+    be written, when any, as :func:`agents.tournament.run_tournament` does)."""
     import secrets
 
     from openskill import __version__ as openskill_version
@@ -216,6 +283,7 @@ def run_league(
     )
     summary["seed"] = seed
     summary["agent_seed"] = agent_seed
+    summary.update(replay_errors(main))
     return summary
 
 

@@ -1,17 +1,25 @@
 """Presenting tournament results: the tables, the charts, and writing result files
 (``evaluate.py --json/--chart``) without harming what is at the path.
 
-Files are written by :func:`clue_env.fileio.write_output`: a regular file, or a path that does not
-exist yet, is replaced atomically (temp file in the same directory, then rename), so a reader
-never sees half a file. Anything else that already exists (a symlink, ``/dev/stdout``,
-``/dev/null``, a FIFO) is written straight through and left what it is: renaming over it would
-replace a device node or a link with a plain file.
+The paths a user names (``--json``, ``--chart``) are written by
+:func:`clue_env.fileio.write_output`: a regular file, or a path that does not exist yet, is
+replaced atomically (temp file in the same directory, then rename), so a reader never sees half a
+file. Anything else that already exists (a symlink, ``/dev/stdout``, ``/dev/null``, a FIFO) is
+written straight through and left what it is: renaming over it would replace a device node or a
+link with a plain file.
+
+The files the program names itself inside a directory the user gave (``--replays DIR``) are
+written by :func:`write_new_file`, which never follows or opens what is already at the name: a
+symlink or FIFO planted there is replaced, not written through.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import secrets
+import stat
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,6 +44,71 @@ def check_output(path: str, what: str) -> str | None:
     if not os.path.isdir(d) or not os.access(d, os.W_OK | os.X_OK):
         return f"{what} {path!r}: cannot create it in {d!r} (not a writable directory)"
     return None
+
+
+def check_replays_dir(path: str, what: str = "--replays") -> str | None:
+    """Why ``path`` cannot take replay files (checked before any game is played), or ``None``:
+    it is made when missing (parents too), and a file is created in it and removed, so a directory
+    where nothing can be created (read-only, or not for this user) is refused up front."""
+    if not path:
+        return f"{what} needs a directory"
+    if os.path.exists(path) and not os.path.isdir(path):
+        return f"{what} {path!r} exists and is not a directory: give a directory for the replay files"
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        return f"{what} {path!r}: cannot make it: {e.strerror or e}"
+    try:
+        fd, probe = _create_exclusive(path, ".evaluate.probe.")
+    except OSError as e:
+        return f"{what} {path!r}: cannot create files in it: {e.strerror or e}"
+    os.close(fd)
+    os.unlink(probe)
+    return None
+
+
+def _create_exclusive(directory: str, prefix: str) -> tuple[int, str]:
+    """A new file of a random name ``PREFIX*.tmp`` in ``directory``, opened for writing with
+    ``O_CREAT | O_EXCL | O_NOFOLLOW`` (never an existing file, FIFO or link) and the umask's mode."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        path = os.path.join(directory, f"{prefix}{secrets.token_hex(8)}.tmp")
+        try:
+            return os.open(path, flags, 0o666), path
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", directory)
+
+
+def write_new_file(directory: str, name: str, data: bytes, prefix: str = ".evaluate.") -> None:
+    """Write ``data`` as the file ``name`` in ``directory`` without following or opening anything
+    already at that name. The bytes go to a fresh temp file (``PREFIX*.tmp`` in ``directory``,
+    created exclusively, never through a link), which is then renamed to ``name``: the rename
+    replaces a planted symlink or FIFO entry itself, so no file outside ``directory`` is written and
+    nothing blocks, and a reader never sees half a file. A directory at ``name`` is refused with
+    :class:`IsADirectoryError` ("a directory has that name") and left as it is; on any failure the
+    temp file is removed. ``name`` is a bare file name (``ValueError`` otherwise)."""
+    if not name or name in (".", "..") or os.sep in name or (os.altsep and os.altsep in name):
+        raise ValueError(f"{name!r} is not a file name")
+    path = os.path.join(directory, name)
+    fd, tmp = _create_exclusive(directory, prefix)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            pass
+        else:
+            if stat.S_ISDIR(st.st_mode):
+                raise IsADirectoryError(errno.EISDIR, "a directory has that name", path)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
 
 
 def write_output(path: str, data: bytes) -> None:

@@ -140,6 +140,7 @@ class GameResult:
     decisions: int
     seconds: float
     control: bool = False  # a game of the control run
+    replay_error: str | None = None  # why its replay file was not written (``replays`` asked for)
 
 
 def play_game(
@@ -192,8 +193,9 @@ def play_seats(
     t0 = time.perf_counter()
     decisions = 0
     names = env.possible_agents
+    replay_error = None
     if replays is not None:
-        decisions = record_game(env, agents, seats, agent_seeds, seed + index, index, control, replays)
+        decisions, replay_error = record_game(env, agents, seats, agent_seeds, seed + index, index, control, replays)
     while not g.over:
         seat = g.acting
         name = names[seat]
@@ -204,17 +206,23 @@ def play_seats(
     for ev in g.log:
         if isinstance(ev, Accuse) and not ev.correct:
             wrong[ev.seat] += 1
-    return GameResult(index, seats, g.winner, g.turn, g.truncated, wrong, decisions, time.perf_counter() - t0, control)
+    seconds = time.perf_counter() - t0
+    return GameResult(index, seats, g.winner, g.turn, g.truncated, wrong, decisions, seconds, control, replay_error)
 
 
 def record_game(
     env: Any, agents: Sequence[Any], seats: Sequence[str], agent_seeds: Sequence[int], seed: int, index: int,
     control: bool, directory: str,
-) -> int:  # fmt: skip
+) -> tuple[int, str | None]:  # fmt: skip
     """Play the game in ``env`` to its end, recording every decision (and each agent's own
     account of it, where it gives one: ``Agent.account``), then write its replay file
-    (:func:`clue_env.replay.replay_name`) in ``directory``. The number of decisions."""
-    from clue_env.replay import make_replay, outcome_of, replay_name, write_replay
+    (:func:`clue_env.replay.replay_name`) in ``directory`` with
+    :func:`agents.output.write_new_file` (never through a symlink, FIFO or file planted at the
+    name). The number of decisions, and ``None`` or, when the file could not be written, a line
+    saying why (``"game_00003_seed_3.json: a directory has that name"``): the game still counts."""
+    from clue_env.replay import dumps, make_replay, outcome_of, replay_name
+
+    from .output import write_new_file
 
     for a in agents:
         a.explain = True
@@ -237,8 +245,12 @@ def record_game(
         rules=env.rules, num_players=len(seats), seed=seed, seats=list(zip(seats, agent_seeds)), actions=actions,
         actors=actors, outcome=outcome_of(env), accounts=accounts, game=index,
     )  # fmt: skip
-    write_replay(os.path.join(directory, replay_name(index, seed, control)), doc)
-    return len(actions)
+    name = replay_name(index, seed, control)
+    try:
+        write_new_file(directory, name, dumps(doc), prefix=".clue_replay.")
+    except OSError as e:
+        return len(actions), f"{name}: {e.strerror or e}"
+    return len(actions), None
 
 
 def agent_seed_for(agent_seed: int | None, index: int, seat: int) -> int:
@@ -391,7 +403,9 @@ def run_tournament(
     ``control``: play every game again (same deal, same seats, same agents' seeds) with the
     first-listed spec's seats played by ``control``; the summary gains ``"control"`` (see
     :func:`control_summary`). ``replays``: a directory to write one replay file per game in
-    (control games too, named ``..._control.json``).
+    (control games too, named ``..._control.json``); a file that cannot be written (a directory
+    in the way, a full disk) loses only that replay: the game counts, and the summary gains
+    ``"replay_errors"`` (:func:`replay_errors`).
     """
     if not 2 <= len(specs) <= 6:
         raise ValueError(f"a tournament needs 2-6 seats, got {len(specs)}: {specs}")
@@ -399,7 +413,7 @@ def run_tournament(
     if agent_seed is None:
         agent_seed = secrets.randbits(63)
     schedule = Schedule.of(specs)
-    main, replays = play_schedule(
+    main, controls = play_schedule(
         schedule, games, rules=rules, seed=seed, workers=workers, progress=progress, agent_seed=agent_seed, control=control,
         replays=replays,
     )  # fmt: skip
@@ -408,9 +422,10 @@ def run_tournament(
     summary["winners"] = game_winners(main)
     summary["winner_seats"] = game_winner_seats(main)
     if control is not None:
-        summary["control"] = control_summary(main, replays, schedule.candidate, control)
+        summary["control"] = control_summary(main, controls, schedule.candidate, control)
     summary["seed"] = seed
     summary["agent_seed"] = agent_seed
+    summary.update(replay_errors(main, controls))
     return summary
 
 
@@ -426,6 +441,13 @@ def game_winner_seats(results: list[GameResult]) -> list[int | None]:
     :func:`game_winners` it tells apart seats of the same spec (a control equal to an opponent's
     spec, such as ``--control deduction`` against ``deduction`` opponents)."""
     return [r.winner if r.winner >= 0 else None for r in sorted(results, key=lambda r: r.index)]
+
+
+def replay_errors(*results: list[GameResult]) -> dict[str, list[str]]:
+    """``{"replay_errors": [...]}``, the games' replay files that could not be written, in game
+    order (main games first), or ``{}`` when there are none: a summary gains the key only then."""
+    errors = [r.replay_error for rs in results for r in sorted(rs, key=lambda r: r.index) if r.replay_error]
+    return {"replay_errors": errors} if errors else {}
 
 
 def seating_summary(schedule: Schedule) -> dict[str, Any]:

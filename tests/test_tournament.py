@@ -439,3 +439,223 @@ def test_without_matplotlib_the_default_chart_is_skipped_and_an_explicit_one_ref
     with pytest.raises(SystemExit) as e:
         evaluate.main(["--seats", ",".join(FAST), "--games", "1", "--json", "", "--chart", "x.png", "--quiet"])
     assert e.value.code == 2 and "needs matplotlib" in capsys.readouterr().err
+
+
+# --- league summaries read back: bounded, validated, never unpickled ----------------------------
+
+
+def _league_doc(seats, players, games=6):
+    """A league summary as evaluate.py --league writes its per-game fields, without playing."""
+    schedule = league_schedule(list(seats), players)
+    winner_seats = [g % players for g in range(games)]
+    return {
+        "league": True,
+        "seats": list(seats),
+        "num_players": players,
+        "games": games,
+        "winners": [schedule.seats(g)[w] for g, w in enumerate(winner_seats)],
+        "winner_seats": winner_seats,
+    }
+
+
+@pytest.mark.parametrize("players", [8, 11, 0, 1, 7, -3, True, "4", 4.0, None])
+def test_games_of_refuses_a_player_count_outside_2_to_6_at_once(players):
+    doc = _league_doc(["a", "b", "c", "d"], 4)
+    n = players if isinstance(players, int) and not isinstance(players, bool) and players > 0 else 4
+    doc.update(num_players=players, seats=[f"s{i}" for i in range(n)])  # as many seats as players: one line-up
+    t0 = __import__("time").perf_counter()
+    with pytest.raises(ValueError, match="num_players"):
+        games_of(doc)
+    assert __import__("time").perf_counter() - t0 < 0.5
+
+
+@pytest.mark.parametrize(
+    "mend, error",
+    [
+        (lambda s: s.pop("seats"), "seats"),
+        (lambda s: s.update(seats="abcd"), "seats"),
+        (lambda s: s.update(seats=["a", "b", 3, "d"]), "seats"),
+        (lambda s: s.update(seats=["a", "b"]), "2 seats for 4 players"),
+        (lambda s: s.update(seats=[f"s{i}" for i in range(200)]), "line-ups"),
+        (lambda s: s.pop("num_players"), "num_players"),
+        (lambda s: s.pop("games"), "games"),
+        (lambda s: s.update(games="6"), "games"),
+        (lambda s: s.update(games=True), "games"),
+        (lambda s: s.update(winners="abcdef"), "winners"),
+        (lambda s: s.update(winner_seats={"0": 1}), "winner_seats"),
+        (lambda s: s["winner_seats"].__setitem__(1, True), "not one of its 4 seats"),
+        (lambda s: s["winner_seats"].__setitem__(1, None), "nobody won"),
+        (lambda s: s.update(league="yes"), "per-game winners"),
+    ],
+)
+def test_games_of_refuses_each_field_it_uses_with_a_value_error_naming_it(mend, error):
+    doc = _league_doc(["a", "b", "c", "d"], 4)
+    assert len(games_of(doc)) == 6
+    mend(doc)
+    with pytest.raises(ValueError, match=error):
+        games_of(doc)
+
+
+@pytest.mark.parametrize("doc", [[], "league", 3, None])
+def test_games_of_refuses_what_is_not_a_mapping(doc):
+    with pytest.raises(ValueError, match="not a league summary"):
+        games_of(doc)
+
+
+def test_load_league_reads_a_summary_file_back_within_bounds(tmp_path, monkeypatch):
+    from agents import league
+    from agents.league import load_league
+
+    doc = _league_doc(["a", "b", "c", "d", "e"], 3, games=10)
+    path = tmp_path / "league.json"
+    path.write_text(json.dumps(doc))
+    assert load_league(str(path)) == doc and len(games_of(load_league(str(path)))) == 10
+    with pytest.raises(ValueError, match="is a directory"):
+        load_league(str(tmp_path))
+    fifo = tmp_path / "planted.fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(ValueError, match="is a FIFO"):
+        load_league(str(fifo))  # refused without blocking: nobody writes to it
+    (tmp_path / "list.json").write_text("[1, 2]")
+    with pytest.raises(ValueError, match="not a JSON object"):
+        load_league(str(tmp_path / "list.json"))
+    (tmp_path / "deep.json").write_text("[" * 100 + "]" * 100)
+    with pytest.raises(ValueError, match="nested more than"):
+        load_league(str(tmp_path / "deep.json"))
+    monkeypatch.setattr(league, "MAX_SUMMARY_BYTES", 100)
+    with pytest.raises(ValueError, match="over the limit"):
+        load_league(str(path))
+
+
+def test_a_pickle_payload_in_a_league_summary_stays_inert_text(tmp_path):
+    import base64
+    import pickle
+
+    from agents.league import load_league
+
+    marker = tmp_path / "payload_ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    blob = base64.b64encode(pickle.dumps(Payload())).decode()
+    doc = _league_doc(["a", "b", "c", "d"], 4)
+    planted = {**doc, "rating_model": blob, "ratings": {"a": {":serialized:": blob}}, "agent_seed": {"py/reduce": blob}}
+    path = tmp_path / "league.json"
+    path.write_text(json.dumps(planted))
+    read = load_league(str(path))
+    assert read["rating_model"] == blob and read["ratings"]["a"][":serialized:"] == blob  # plain text, as written
+    assert len(games_of(read)) == 6
+    as_seat = {**doc, "seats": [blob, "b", "c", "d"]}
+    path.write_text(json.dumps(as_seat))
+    with pytest.raises(ValueError, match="in the league's seating"):
+        games_of(load_league(str(path)))
+    assert not marker.exists()
+    pickle.loads(base64.b64decode(blob)).close()  # the payload is live: unpickling it would have run it
+    assert marker.exists()
+
+
+# --- evaluate.py --replays: files made inside DIR never follow what is planted there -------------
+
+
+def _evaluate_replays(d, *more, json_path=""):
+    import evaluate
+
+    return evaluate.main(["--seats", "random,random,uniform", "--games", "2", "--json", str(json_path), "--chart", "",
+                          "--quiet", "--workers", "1", "--agent-seed", "3", "--replays", str(d), *more])  # fmt: skip
+
+
+def test_replays_replace_a_planted_symlink_and_never_write_the_file_it_points_to(tmp_path):
+    d, outside = tmp_path / "replays", tmp_path / "outside.txt"
+    d.mkdir()
+    outside.write_text("precious")
+    (d / "game_00000_seed_0.json").symlink_to(outside)
+    assert _evaluate_replays(d) == 0
+    assert outside.read_text() == "precious"
+    written = d / "game_00000_seed_0.json"
+    assert not written.is_symlink() and json.loads(written.read_text())["format"]
+    assert sorted(p.name for p in d.iterdir()) == ["game_00000_seed_0.json", "game_00001_seed_1.json"]
+
+
+def test_replays_replace_a_planted_fifo_without_blocking(tmp_path):
+    d = tmp_path / "replays"
+    d.mkdir()
+    fifo = d / "game_00001_seed_1.json"
+    os.mkfifo(fifo)
+    rc: list[int] = []
+    run = threading.Thread(target=lambda: rc.append(_evaluate_replays(d)), daemon=True)
+    run.start()
+    run.join(timeout=60)
+    blocked = run.is_alive()
+    if blocked:  # opening the FIFO: unblock it before failing
+        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+    assert not blocked and rc == [0], "evaluate.py blocked on a FIFO planted in --replays"
+    assert stat.S_ISREG(os.lstat(fifo).st_mode) and json.loads(fifo.read_text())["format"]
+
+
+def test_a_planted_directory_loses_only_that_replay_and_the_json_summary_is_written(tmp_path, capsys):
+    d, out = tmp_path / "replays", tmp_path / "summary.json"
+    (d / "game_00000_seed_0.json").mkdir(parents=True)
+    (d / "game_00000_seed_0.json" / "keep").write_text("x")
+    assert _evaluate_replays(d, json_path=out) == 1
+    err = capsys.readouterr().err
+    assert "1 replay file not written in" in err and "game_00000_seed_0.json: a directory has that name" in err
+    assert len(err.strip().splitlines()) == 1
+    summary = json.loads(out.read_text())
+    assert summary["games"] == 2 and summary["replay_errors"] == ["game_00000_seed_0.json: a directory has that name"]
+    assert (d / "game_00000_seed_0.json" / "keep").read_text() == "x"
+    assert sorted(p.name for p in d.iterdir()) == ["game_00000_seed_0.json", "game_00001_seed_1.json"]  # no temp file
+
+
+def _no_games(monkeypatch):
+    def no_games(*a, **k):
+        raise AssertionError("a game was played")
+
+    monkeypatch.setattr(tournament, "play_game", no_games)
+
+
+@pytest.mark.parametrize("where", ["read-only", "/sys"])
+def test_an_unwritable_replays_dir_is_refused_before_any_game(where, tmp_path, monkeypatch, capsys):
+    if where == "/sys":
+        if not os.path.isdir("/sys"):
+            pytest.skip("no /sys here")
+        d = "/sys"  # a directory where even root cannot create a file
+    else:
+        if os.geteuid() == 0:
+            pytest.skip("root writes in a read-only directory")
+        d = str(tmp_path / "ro")
+        os.mkdir(d, 0o555)
+    _no_games(monkeypatch)
+    with pytest.raises(SystemExit) as e:
+        _evaluate_replays(d)
+    assert e.value.code == 2 and f"--replays {d!r}: cannot create files in it" in capsys.readouterr().err
+
+
+def test_a_missing_replays_dir_is_made_before_any_game(tmp_path, monkeypatch, capsys):
+    _no_games(monkeypatch)
+    d = tmp_path / "new" / "replays"
+    with pytest.raises(AssertionError, match="a game was played"):
+        _evaluate_replays(d)
+    assert d.is_dir() and not list(d.iterdir())
+
+
+def test_write_new_file_never_follows_or_opens_what_is_at_the_name(tmp_path):
+    from agents.output import write_new_file
+
+    outside = tmp_path / "outside"
+    outside.write_bytes(b"keep")
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / "link").symlink_to(outside)
+    os.mkfifo(d / "fifo")
+    (d / "dir").mkdir()
+    for name in ("link", "fifo", "new"):
+        write_new_file(str(d), name, b"data")
+        assert stat.S_ISREG(os.lstat(d / name).st_mode) and (d / name).read_bytes() == b"data"
+    assert outside.read_bytes() == b"keep"
+    with pytest.raises(IsADirectoryError, match="a directory has that name"):
+        write_new_file(str(d), "dir", b"data")
+    with pytest.raises(ValueError, match="a file name"):
+        write_new_file(str(d), "../escape", b"data")
+    assert sorted(p.name for p in d.iterdir()) == ["dir", "fifo", "link", "new"]
