@@ -4,10 +4,12 @@ docs/img/play_390x844.png (a laptop and a phone).
 Starts the web server in-process, creates a seeded game through the page's form (you against
 three agents), plays a few of your turns by clicking (``benchmarks/web_screenshot.py``'s steps)
 and, on a later turn, rolls and photographs the page at each size with the squares you may move
-to highlighted, the news of the round beside the board and the last moves marked. Needs the
-``play`` extra and Debian's ``chromium``::
+to highlighted, the news of the round beside the board and the last moves marked (a toast still
+showing is put away first). The agents' own seeds are fresh, so games differ: up to ``--tries``
+games are played until the news holds one of your private facts (a card shown to you or by you,
+highlighted). Needs the ``play`` extra and Debian's ``chromium``::
 
-    .venv/bin/python benchmarks/screenshots.py [--out-dir docs/img] [--turns 4] [--seed 2024]
+    .venv/bin/python benchmarks/screenshots.py [--out-dir docs/img] [--turns 4] [--seed 2024] [--tries 6]
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--turns", type=int, default=4, help="your turns to play before the photographs")
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--agents", default="ppo,notebook,deduction", help="three agent specs, comma-separated")
+    ap.add_argument("--tries", type=int, default=6, help="games to play at most for news with a private fact")
     args = ap.parse_args(argv)
     chromium = shutil.which("chromium")
     if chromium is None:
@@ -48,11 +51,18 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium, headless=True, args=["--no-sandbox"])
-            page = browser.new_page(viewport={"width": SIZES[0][0], "height": SIZES[0][1]})
-            page.set_default_timeout(20_000)
-            if not play_to_a_roll(page, url, seats, args.seed, args.turns, rng):
-                print("the game ended before the photographs; try another --seed or fewer --turns", file=sys.stderr)
-                return 1
+            for attempt in range(1, args.tries + 1):
+                context = browser.new_context(viewport={"width": SIZES[0][0], "height": SIZES[0][1]})
+                page = context.new_page()  # (a fresh tab: the last game's seat is not in its sessionStorage)
+                page.set_default_timeout(20_000)
+                if not play_to_a_roll(page, url, seats, args.seed, args.turns, rng):
+                    print("the game ended before the photographs; try another --seed or fewer --turns", file=sys.stderr)
+                    return 1
+                if page.locator("#news li.private").count() or attempt == args.tries:
+                    break
+                context.close()
+            print(f"game {attempt}: {page.locator('#news li.private').count()} private facts in the news")
+            page.evaluate("document.getElementById('toast').hidden = true")
             for w, h in SIZES:
                 page.set_viewport_size({"width": w, "height": h})
                 page.wait_for_timeout(400)

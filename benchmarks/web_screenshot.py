@@ -1,4 +1,6 @@
-"""Save a screenshot of the browser page mid-game (for the README): docs/images/web_board.png.
+"""Save one screenshot of the browser page mid-game at any size (``--out``, ``--width``,
+``--height``); the pictures in docs/play.md and the README come from ``benchmarks/screenshots.py``,
+which plays with this file's steps (``start_server``, ``play_to_a_roll``).
 
 Starts the web server in-process on a free port, creates a game through the page's form
 (you against three agents), plays a few of your turns by clicking (roll, a highlighted room or
@@ -6,7 +8,7 @@ square, suggest, show, end; never accuse) and, on a later turn, rolls and photog
 with the squares and rooms you may move to highlighted. Needs the ``play`` extra and Debian's
 ``chromium`` (``apt-get install chromium``)::
 
-    .venv/bin/python benchmarks/web_screenshot.py [--out docs/images/web_board.png] [--turns 5]
+    .venv/bin/python benchmarks/web_screenshot.py [--out /tmp/web_board.png] [--turns 5]
 """
 
 from __future__ import annotations
@@ -125,7 +127,7 @@ def play_to_a_roll(page: Page, url: str, seats: list[str], seed: int, turns: int
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "images" / "web_board.png")
+    ap.add_argument("--out", type=Path, default=Path("web_board.png"))
     ap.add_argument("--turns", type=int, default=5, help="your turns to play before the photograph")
     ap.add_argument("--seed", type=int, default=2024)
     ap.add_argument("--agents", default="ppo,notebook,deduction", help="three agent specs, comma-separated")
