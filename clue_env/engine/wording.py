@@ -8,11 +8,13 @@ callers pass public facts (R31).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .cards import CARDS, ROOM_BASE, ROOMS, WEAPON_BASE
+from .cards import CARDS, N_ROOMS, ROOM_BASE, ROOMS, WEAPON_BASE
 
 if TYPE_CHECKING:
+    from .board import Board
     from .game import Game
 
 #: how a game ended, as a reader would say it (``game.over_reason``)
@@ -34,6 +36,23 @@ def card_name(game: Game, card: int, article: bool = True) -> str:
 
 def room_name(game: Game, room: int) -> str:
     return game.cfg.display(ROOMS[room])
+
+
+def nearest_room(board: Board, node: int) -> tuple[int, int]:
+    """The room nearest hallway square ``node`` (a tie: the first in card order) and how many
+    squares away it is."""
+    dist = board.dist_to_room[node]
+    room = min(range(N_ROOMS), key=lambda r: (dist[r], r))
+    return room, dist[room]
+
+
+def corridor_text(board: Board, node: int, room: Callable[[int], str]) -> str:
+    """Where a token on hallway square ``node`` stands, as a reader finds it:
+    ``along the corridor, 3 squares from the Dining Room`` ("corridor": never confused with the
+    Hall; ``room``: a room's display name)."""
+    near, d = nearest_room(board, node)
+    steps = "1 square" if d == 1 else f"{d} squares"
+    return f"along the corridor, {steps} from the {room(near)}"
 
 
 def is_glass(game: Game, face: int) -> bool:
@@ -75,7 +94,9 @@ __all__ = [
     "card_name",
     "clue_effect_text",
     "faces_text",
+    "corridor_text",
     "is_glass",
+    "nearest_room",
     "result_text",
     "reveal_text",
     "room_name",

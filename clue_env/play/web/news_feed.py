@@ -40,7 +40,7 @@ from ...engine.events import (
     WeaponMoved,
     player,
 )
-from ...engine.wording import OVER_REASONS
+from ...engine.wording import OVER_REASONS, corridor_text, nearest_room
 from ...seat_view import SeatView
 
 
@@ -107,12 +107,9 @@ def event_entry(ev: Event, names: Namer, board: Board) -> dict[str, Any] | None:
         if ev.node == OFF_BOARD:
             text = _verb(token, "leaves", "leave") + " the board"
         elif ev.node >= N_ROOMS:
-            near = min(range(N_ROOMS), key=lambda r: (board.dist_to_room[ev.node][r], r))
-            d = board.dist_to_room[ev.node][near]
-            steps = "1 square" if d == 1 else f"{d} squares"
-            # "corridor", not "hall": the hallway squares are never confused with the Hall room
-            text = _verb(token, "moves", "move") + f" along the corridor, {steps} from the {names.room(near)}"
-            entry["near"] = ROOMS[near]
+            # the terminal's words too (engine.wording.corridor_text): "along the corridor, 3 squares from the Hall"
+            text = _verb(token, "moves", "move") + " " + corridor_text(board, ev.node, names.room)
+            entry["near"] = ROOMS[nearest_room(board, ev.node)[0]]
         else:
             room = names.room(ev.node)
             entry["room"] = ROOMS[ev.node]
