@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 import agents
-from clue_env.engine.cards import CARDS
+from clue_env.engine.cards import CARDS, ROOMS
 from clue_env.engine.events import Show
 from clue_env.play import GameSession
 from clue_env.play.screen import MARK, Panel, beside, compose, fit_news, label_board, wrap
@@ -301,6 +301,126 @@ def test_news_names_characters_says_you_and_the_seats_private_card():
     white = list(game.seat_suspect).index(2)  # Mrs. White's seat
     rope = CARDS.index("rope")
     ev = Show(refuter=white, suggester=0, card=rope)
-    assert short_line(game, 0, ev) == "Mrs. White shows you the Rope"
-    assert short_line(game, white, ev) == "you show Miss Scarlet the Rope"
+    assert short_line(game, 0, ev) == "Mrs. White shows you the Rope card"
+    assert short_line(game, white, ev) == "you show Miss Scarlet the Rope card"
     assert short_line(game, 1, ev.redacted(1)) == "Mrs. White shows a card to Miss Scarlet"
+
+
+# ---------------------------------------------------------------------- commands on 80x24
+class Pty:
+    """An 80x24 terminal (``pyte``) in front of a :class:`TerminalUI` or a replay stepper run
+    in-process: what they write and the lines typed (echoed after their prompt) are fed to the
+    emulator. ``answer(prompt)`` gives each line; after each command in ``checked``, once the
+    next prompt is on the screen, the first line of the command's answer must still be on it."""
+
+    def __init__(self, answer: Callable[[str], str | None], checked: set[str]) -> None:
+        self.screen = pyte.Screen(COLS, ROWS)
+        self.stream = pyte.Stream(self.screen)
+        self.answer = answer
+        self.checked = checked
+        self.written: list[str] = []
+        self.last = ""
+        #: per command checked: (the command, the lines its answer took)
+        self.seen: list[tuple[str, int]] = []
+
+    def write(self, text: str) -> None:
+        self.written.append(text)
+        self.stream.feed(text.replace("\n", "\r\n"))
+
+    def flush(self) -> None:
+        pass
+
+    def __call__(self, prompt: str) -> str:
+        answer = "".join(self.written)
+        self.written = []
+        self.stream.feed(prompt)
+        if self.last in self.checked:
+            first = answer.split("\n")[0].rstrip()
+            shown = [line.rstrip() for line in self.screen.display]
+            assert first and first in shown, (self.last, "\n".join(shown))
+            assert shown[self.screen.cursor.y].endswith(prompt.rstrip())
+            self.seen.append((self.last, answer.count("\n")))
+        line = self.answer(prompt)
+        if line is None:
+            raise EOFError
+        self.stream.feed(line + "\r\n")
+        self.last = line
+        return line
+
+
+COMMANDS_80x24 = ["board", "notes", "legend", "notes deduce", "notes seen"]
+
+
+@pytest.mark.parametrize(
+    "seats, rules",
+    [
+        (["human", "random", "random"], "classic"),
+        (["human", *["random"] * 5], "classic"),
+        (["human", *["random"] * 5], "edition2023"),
+    ],
+)
+def test_board_notes_and_legend_fit_80x24_when_moving_and_when_refuting(seats, rules):
+    session = GameSession(seats, agent_factory=agents.play_factory, rules=rules, seed=11, agent_seed=3)
+    rng = __import__("random").Random(0)
+    todo = {"move": list(COMMANDS_80x24), "refute": list(COMMANDS_80x24)}
+    decisions = [0]
+
+    def answer(prompt: str) -> str | None:
+        decisions[0] += 1
+        if decisions[0] > 400 or session.over:
+            return None
+        legal = session.legal(0)
+        kind = "refute" if prompt.startswith("card to show") else "move" if any(t.startswith("move ") for t in legal) else ""
+        if kind and todo[kind]:
+            return todo[kind].pop(0)
+        if not todo["move"] and not todo["refute"]:
+            return None
+        plain = [t for t in legal if not t.startswith("accuse")]
+        return next((t for t in plain if t.startswith("suggest")), None) or rng.choice(plain)
+
+    pty = Pty(answer, set(COMMANDS_80x24))
+    ui = TerminalUI(session, input_fn=pty, out=pty, tty=True, size=(COLS, ROWS))  # type: ignore[arg-type]
+    assert ui.run() == 0
+    assert not todo["move"] and not todo["refute"], todo  # every command was checked in both
+    assert len(pty.seen) == 2 * len(COMMANDS_80x24)
+    assert max(n for c, n in pty.seen if c == "board") > 15  # the whole board, folded
+
+
+def test_the_replay_steppers_board_and_notes_fit_80x24(tmp_path):
+    from test_play_terminal import envelope_text, write_test_replay
+
+    import clue_env.replay as R
+    from clue_env.play.replay_terminal import ReplayTerminal
+
+    path = write_test_replay(str(tmp_path / "r.json"), ["accuse plum rope hall", envelope_text()])
+    lines = ["seat player_1", "board", "notes", "legend", "n", "board", "all", "notes", "help"]
+    pty = Pty(lambda _p: lines.pop(0) if lines else None, {"seat player_1", "board", "notes", "legend", "all"})
+    assert ReplayTerminal(R.open_replay(path), out=pty, input_fn=pty, size=(COLS, ROWS)).run() == 0  # type: ignore[arg-type]
+    assert [c for c, _n in pty.seen] == ["seat player_1", "board", "notes", "legend", "board", "all", "notes"]
+
+
+def test_news_places_a_token_in_the_corridor_by_its_nearest_room_and_a_suspect_card_reads_as_a_card():
+    from clue_env.engine.events import Move
+    from clue_env.engine.wording import corridor_text
+    from clue_env.play.replay_terminal import PUBLIC, word_event
+    from clue_env.play.web.news_feed import Namer, event_entry
+
+    session = GameSession(["human", "random", "random"], agent_factory=agents.play_factory, seed=3, agent_seed=4)
+    game = session.game
+    node = game.board.node_of(17, 3)
+    mustard = Move(seat=1, suspect=1, node=node, cause="move")
+    line = short_line(game, 0, mustard)
+    assert line.startswith("Colonel Mustard moves along the corridor, ") and line.endswith(" squares from the Dining Room")
+    assert "17,3" not in line and "square 17" not in line
+    assert short_line(game, 0, Move(seat=0, suspect=0, node=node, cause="move")).startswith("you move along the corridor, ")
+    where = corridor_text(game.board, node, lambda r: game.cfg.display(ROOMS[r]))
+    assert line == f"Colonel Mustard moves {where}"
+    assert word_event(mustard, game, PUBLIC, {}) == line  # the replay's words, the same
+    entry = event_entry(mustard, Namer(session.view(0), game.cfg), game.board)
+    assert entry is not None and entry["text"].endswith(where)  # and the browser's
+    scarlet = CARDS.index("scarlet")
+    green = list(game.seat_suspect).index(3) if 3 in game.seat_suspect else None
+    assert green is None  # three players: Mr. Green is nobody's character, only a card
+    ev = Show(refuter=0, suggester=1, card=CARDS.index("green"))
+    assert short_line(game, 0, ev) == "you show Colonel Mustard the Mr. Green card"
+    assert short_line(game, 1, Show(refuter=0, suggester=1, card=scarlet)) == "Miss Scarlet shows you the Miss Scarlet card"

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import numpy as np
 import pytest
 
 import agents
@@ -754,3 +755,123 @@ def test_human_agent_prompts_for_a_legal_text_form():
     agent.input_fn = Script([])
     with pytest.raises(KeyboardInterrupt):
         agent.act(obs, info)
+
+
+# ---------------------------------------------------------------------- the replay stepper
+def write_test_replay(path: str, texts: Sequence[str], *, rules: Any = None, specs: Sequence[str] = (), package: str = "") -> str:
+    """A replay of a 3-player game whose decisions are ``texts`` (text forms; the game must be
+    over after them), written by the project's own writer; ``package``: another package line
+    (the digest recomputed, as the writer would)."""
+    import clue_env
+    import clue_env.replay as R
+
+    env = clue_env.raw_env(num_players=3, rules=rules if rules is not None else "classic")
+    env.reset(seed=7)
+    actions, actors = [], []
+    for text in texts:
+        actors.append(int(env.game.acting))
+        actions.append(env.text_to_action(text))
+        env.step(actions[-1])
+    assert env.game.over
+    seats = [(s, 1) for s in (list(specs) + ["random"] * 3)[:3]]
+    doc = R.make_replay(rules=env.rules, num_players=3, seed=7, seats=seats, actions=actions, actors=actors,
+                        outcome=R.outcome_of(env))  # fmt: skip
+    if package:
+        doc["package"] = package
+        doc["digest"] = R.digest({k: v for k, v in doc.items() if k != "digest"})
+    R.write_replay(path, doc)
+    return path
+
+
+def envelope_text(rules: Any = None) -> str:
+    """``accuse S W R`` naming the envelope of the seed-7 game of :func:`write_test_replay`."""
+    import clue_env
+
+    env = clue_env.raw_env(num_players=3, rules=rules if rules is not None else "classic")
+    env.reset(seed=7)
+    s, w, r = env.game.envelope
+    return f"accuse {SUSPECTS[s]} {WEAPONS[w]} {ROOMS[r]}"
+
+
+def step_replay(path: str, lines: Sequence[str], size: tuple[int, int] | None = None) -> tuple[int, str]:
+    """``play.py --replay PATH`` in-process, typing ``lines``: its status and everything it printed."""
+    import clue_env.replay as R
+    from clue_env.play.replay_terminal import ReplayTerminal
+
+    out = io.StringIO()
+    sized = {} if size is None else {"size": size}
+    rc = ReplayTerminal(R.open_replay(path), out=out, input_fn=Script(lines), **sized).run()
+    return rc, out.getvalue()
+
+
+def test_a_replays_control_characters_reach_the_terminal_escaped(tmp_path):
+    """A replay's specs, package and display names (its rules) are text from a file: escape
+    sequences (OSC 52 clipboard writes, clearing the screen, retitling), BEL, C1 controls and
+    bidi overrides are shown escaped, never written to the terminal."""
+    import play
+
+    nasty = "\x1b]52;c;aGVsbG8=\x07"
+    rules = {
+        "name": "classic\x1b]0;pwned\x07",
+        "suspect_names": {"scarlet": "Miss \x1b[2JScarlet\u202e", "mustard": "Col\x9b31m"},
+    }
+    from clue_env.engine.config import load_rules
+
+    cfg = load_rules("classic").with_overrides(**rules)
+    path = write_test_replay(str(tmp_path / "r.json"), ["accuse plum rope hall", envelope_text(cfg)], rules=cfg,
+                             specs=[f"random{nasty}", "random\r\x1b[Afake", "random"], package="clue-env\x1b[31m 9")  # fmt: skip
+    rc, text = step_replay(path, ["n", "all", "seat player_0", "board", "legend", "notes", "n", "g 0", "public"])
+    assert rc == 0
+    for bad in ("\x1b", "\x07", "\x9b", "\u202e", "\r"):
+        assert bad not in text, (bad, text)
+    assert "\\x1b]52;c;aGVsbG8=\\x07" in text and "\\x1b[2J" in text and "\\u202e" in text and "\\x9b" in text
+    # the script itself: play.py --replay FILE with the file's text escaped on standard output
+    proc = subprocess.run([*PLAY, "--replay", path], input="n\nall\nboard\n", capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "\x1b" not in proc.stdout and "\x07" not in proc.stdout and "\\x1b[2J" in proc.stdout
+    assert play.main(["--replay", str(tmp_path / "no\x1b[2Jfile.json")]) == 2
+
+
+@pytest.mark.parametrize(
+    "line", ["g ²", "g ٣", "g " + "9" * 5000, "seat player_²", "seat player_" + "1" * 5000, "g -1", "seat player_9"]
+)
+def test_the_replay_stepper_answers_a_bad_number_with_a_message(tmp_path, line):
+    path = write_test_replay(str(tmp_path / "r.json"), ["accuse plum rope hall", envelope_text()])
+    rc, text = step_replay(path, [line, "g 1"])
+    assert rc == 0
+    assert "g N goes to step N, 0..2" in text or "seat takes one seat: player_0, player_1, player_2" in text
+    assert "step 1/2" in text  # and the stepper goes on
+
+
+@pytest.mark.parametrize(
+    "texts, result",
+    [
+        (lambda: [envelope_text()], "result: player_0 (Miss Scarlet, random) wins (correct accusation) after 1 turn, 1 step"),
+        (lambda: ["accuse plum rope hall", "accuse plum rope hall"],
+         "result: player_2 (Mrs. White, random) wins (last player standing) after 2 turns, 2 steps"),
+    ],
+)  # fmt: skip
+def test_a_replays_first_screen_states_how_the_game_ended(tmp_path, texts, result):
+    path = write_test_replay(str(tmp_path / "r.json"), texts())
+    _rc, text = step_replay(path, [])
+    assert result in text.splitlines(), text
+    first = text[: text.index("commands:")]
+    assert "envelope" not in first  # the result, not the cards: 'all' shows them
+
+
+def test_a_replay_cut_short_by_the_turn_limit_says_so_first(tmp_path):
+    import clue_env
+    from clue_env.engine.config import load_rules
+
+    cfg = load_rules("classic").with_overrides(max_turns=2)
+    env = clue_env.raw_env(num_players=3, rules=cfg)
+    env.reset(seed=7)
+    texts = []
+    while not env.game.over:
+        legal = [env.action_to_text(i) for i in np.flatnonzero(env.action_mask())]
+        plain = next((t for t in ("end", "roll", "stay", "passage") if t in legal), None)
+        texts.append(plain or next(t for t in legal if not t.startswith("accuse")))
+        env.step(env.text_to_action(texts[-1]))
+    path = write_test_replay(str(tmp_path / "r.json"), texts, rules=cfg)
+    _rc, text = step_replay(path, [])
+    assert f"result: nobody wins (turn limit reached) after 2 turns, {len(texts)} steps" in text.splitlines(), text

@@ -587,3 +587,20 @@ def test_every_spec_text_form_and_its_shown_form_read_back_to_itself(rules):
         assert read_action(" ".join([verb, *(display[a] for a in args)]), names) == text
         checked += 1
     assert checked == 9 + 9 + 21 + 36 + 324
+
+
+def test_the_notebook_names_the_seat_that_showed_a_card_by_its_character():
+    """The news says "Colonel Mustard shows you ..."; the notebook says who by the same name,
+    in one line a card and in the grid a short terminal gets (a column per seat)."""
+    session = scripted({1: ["show conservatory"]})
+    _ui, text, _ = run(session, ["passage", "suggest plum candlestick", "notes seen", "notes facts"], notes="seen")
+    assert "shown to me by Colonel Mustard" in text and "shown to me by player_1" not in text
+    book = session.notes(0, "facts")
+    display = {c: session.game.cfg.display(c) for c in CARDS}
+    assert "  [X] Conservatory       shown to me by Colonel Mustard" in book.text(display).split("\n")
+    grid = book.grid(display, 79)
+    assert grid[0].startswith("1 Miss Scarlet (me), 2 Colonel Mustard, 3 Mrs. White, E the envelope")
+    row = next(line for line in grid if " Conservatory " in f" {line} ")
+    cells = row[row.index("Conservatory") :].split()[1:5]
+    assert cells == ["-", "X", "-", "-"], row  # Colonel Mustard's column
+    assert len(grid) <= 18 and all(len(line) <= 79 for line in grid)

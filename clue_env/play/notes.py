@@ -15,19 +15,25 @@ percent, with the number of samples stated).
 Every row also carries the grid the notebook draws: per seat whether it holds the card
 (``holds``), cannot hold it (``cannot``) or is not known (``unknown``), the same for the
 envelope, and the seats this seat showed the card to (its own ``shown_by_me``).
+
+:meth:`Notebook.text` writes one line a card, naming the seats by their characters ("shown to
+me by Colonel Mustard"); :meth:`Notebook.grid` writes the same as a detective's grid, a column
+a seat, in half the lines (for a short terminal).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..engine.cards import CARDS, KIND_OF_CARD, N_CARDS
+from ..engine.cards import CARDS, KIND_OF_CARD, N_CARDS, SUSPECTS
 from ..engine.events import player
 from ..engine.knowledge import Contradiction
 from ..engine.witness import Witness
 from ..seat_view import SeatView
+from .screen import wrap
 
 #: from least to most help: no notebook, what was seen, what follows from it, and probabilities
 MODES = ("off", "seen", "facts", "deduce")
@@ -37,6 +43,9 @@ DEDUCE_BUDGET = 60_000
 DEDUCE_SAMPLES = 300
 #: one grid cell: the seat proved it holds the card, proved it cannot, or does not know
 HOLDS, CANNOT, UNKNOWN = "holds", "cannot", "unknown"
+#: how :meth:`Notebook.grid` draws a cell
+GRID_MARKS = {HOLDS: "X", CANNOT: "-", UNKNOWN: "."}
+_SEAT = re.compile(r"player_(\d+)")
 
 
 @dataclass(frozen=True)
@@ -73,6 +82,8 @@ class Notebook:
     exact: bool | None = None
     #: with ``deduce``: the number of sampled deals behind the estimate (``None`` when exact)
     samples: int | None = None
+    #: the suspect (index) each seat plays, in seat order (public): how the text names the seats
+    characters: tuple[int, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -96,12 +107,28 @@ class Notebook:
             "deduce": None if self.exact is None else {"exact": self.exact, "samples": self.samples},
         }
 
+    def seat_name(self, seat: int, display: dict[str, str] | None = None) -> str:
+        """Seat ``seat`` by its character's display name (``player_k`` when not known)."""
+        if not 0 <= seat < len(self.characters):
+            return f"player_{seat}"
+        card = SUSPECTS[self.characters[seat]]
+        return (display or {}).get(card, card)
+
+    def _footer(self, name: dict[str, str]) -> list[str]:
+        if self.solved:
+            return ["solved: " + ", ".join(name.get(c, c) for c in self.solved)]
+        if self.exact is not None:
+            how = "counted exactly" if self.exact else f"estimated, rounded, from {self.samples} samples"
+            return [f"(probabilities {how})"]
+        return []
+
     def text(self, display: dict[str, str] | None = None) -> str:
-        """The notebook as a table, one line per card."""
+        """The notebook as a table, one line per card (``display``: card id -> display name; the
+        seats named by their characters)."""
         names = display or {}
 
-        def name(c: str) -> str:
-            return names.get(c, c)
+        def how(text: str) -> str:
+            return _SEAT.sub(lambda m: self.seat_name(int(m[1]), names), text)
 
         out: list[str] = []
         for title in KIND_NAMES:
@@ -113,13 +140,44 @@ class Notebook:
                 p = ""
                 if r.envelope_p is not None:
                     p = f"{100 * r.envelope_p:5.1f}%  " if self.exact else f"{100 * r.envelope_p:4.0f}%  "
-                out.append(f"  [{mark}] {name(r.card):<18} {p}{r.how}".rstrip())
-        if self.solved:
-            out.append("solved: " + ", ".join(name(c) for c in self.solved))
-        elif self.exact is not None:
-            how = "counted exactly" if self.exact else f"estimated, rounded, from {self.samples} samples"
-            out.append(f"(probabilities {how})")
+                out.append(f"  [{mark}] {names.get(r.card, r.card):<18} {p}{how(r.how)}".rstrip())
+        out += self._footer(names)
         return "\n".join(out)
+
+    def grid(self, display: dict[str, str] | None = None, width: int = 79) -> list[str]:
+        """The notebook as a detective's grid in about half the lines of :meth:`text`: a key,
+        then per card a column per seat (headed by its token's digit, as on the board) and one
+        for the envelope (``E``): ``X`` proved there, ``-`` proved not there, ``.`` not known;
+        with ``deduce``, the chance that it is in the envelope. Suspects and weapons stand
+        beside the rooms when both fit ``width`` (else one below the other)."""
+        names = display or {}
+        n = len(self.rows[0].seats) if self.rows else 0
+        heads = [str(c + 1) for c in self.characters] if len(self.characters) == n else [str(i) for i in range(n)]
+        seats = ", ".join(f"{heads[i]} {self.seat_name(i, names)}" + (" (me)" if i == self.seat else "") for i in range(n))
+        key = wrap(f"{seats}, E the envelope; X: there, -: not there, .: not known", width, hang="  ")
+        wide = max((len(names.get(r.card, r.card)) for r in self.rows), default=0)
+
+        def block(title: str) -> list[str]:
+            lines = [f"{title:<{wide}} " + " ".join([*heads, "E"])]
+            for r in self.rows:
+                if r.kind != title:
+                    continue
+                cells = " ".join(GRID_MARKS[c] for c in (*r.seats, r.envelope))
+                p = ""
+                if r.envelope_p is not None:
+                    p = f" {100 * r.envelope_p:5.1f}%" if self.exact else f" {100 * r.envelope_p:3.0f}%"
+                lines.append(f"{names.get(r.card, r.card):<{wide}} {cells}{p}")
+            return lines
+
+        left = block(KIND_NAMES[0]) + block(KIND_NAMES[1])
+        right = block(KIND_NAMES[2])
+        column = max(len(line) for line in left + right)
+        if 2 * column + 3 <= width:
+            body = [(a.ljust(column) + "   " + b).rstrip() for a, b in zip(left, [*right, *[""] * len(left)])]
+            body += right[len(left) :]
+        else:
+            body = left + right
+        return key + body + [line for text in self._footer(names) for line in wrap(text, width, hang="  ")]
 
 
 def notebook(view: SeatView, mode: str = "facts") -> Notebook:
@@ -127,8 +185,9 @@ def notebook(view: SeatView, mode: str = "facts") -> Notebook:
     empty notebook)."""
     if mode not in MODES:
         raise ValueError(f"notes mode must be one of {', '.join(MODES)}, got {mode!r}")
+    characters = tuple(int(c) for c in view.characters)
     if mode == "off":
-        return Notebook(view.seat, "off", len(view.events), (), ((), (), ()), None)
+        return Notebook(view.seat, "off", len(view.events), (), ((), (), ()), None, characters=characters)
     if mode == "seen":
         return _seen(view)
     seat = view.seat
@@ -191,7 +250,7 @@ def notebook(view: SeatView, mode: str = "facts") -> Notebook:
     solved = None
     if all(len(x) == 1 for x in candidates):
         solved = (candidates[0][0], candidates[1][0], candidates[2][0])
-    return Notebook(seat, mode, len(view.events), tuple(rows), candidates, solved, exact, samples)
+    return Notebook(seat, mode, len(view.events), tuple(rows), candidates, solved, exact, samples, characters)
 
 
 def _cell(poss: int, loc: int) -> str:
@@ -242,7 +301,8 @@ def _seen(view: SeatView) -> Notebook:
     solved = None
     if all(len(x) == 1 for x in candidates):  # every other card of each kind seen
         solved = (candidates[0][0], candidates[1][0], candidates[2][0])
-    return Notebook(seat, "seen", len(view.events), tuple(rows), candidates, solved)
+    characters = tuple(int(c) for c in view.characters)
+    return Notebook(seat, "seen", len(view.events), tuple(rows), candidates, solved, characters=characters)
 
 
-__all__ = ["CANNOT", "HOLDS", "KIND_NAMES", "MODES", "UNKNOWN", "NoteRow", "Notebook", "notebook"]
+__all__ = ["CANNOT", "GRID_MARKS", "HOLDS", "KIND_NAMES", "MODES", "UNKNOWN", "NoteRow", "Notebook", "notebook"]

@@ -1,17 +1,20 @@
 """The terminal's compact screen: one decision drawn to fit the terminal (80x24 and up).
 
-Pure functions of text, no game state: :func:`wrap` (at word boundaries), :func:`fit_news` (the
-most recent lines that fit, with ``(N earlier: type log)``), :func:`label_board` (the ``ansi``
-board with row and column numbers and the reachable squares marked), :func:`beside` (two
-columns) and :func:`compose` (a :class:`Panel`: header, news, hand, pending suggestion, choices
-and a footer, cut to the rows available). :class:`~clue_env.play.terminal.TerminalUI` fills them
-from what the deciding seat may know (R31).
+Pure functions of text, no game state: :func:`terminal_safe` (control characters shown
+escaped), :func:`wrap` (at word boundaries), :func:`fit_news` (the most recent lines that fit,
+with ``(N earlier: type log)``), :func:`label_board` (the ``ansi`` board with row and column
+numbers and the reachable squares marked), :func:`fold_board` (the same board in half the rows:
+its north half beside its south half), :func:`beside` (two columns) and :func:`compose` (a
+:class:`Panel`: header, news, hand, pending suggestion, choices and a footer, cut to the rows
+available). :class:`~clue_env.play.terminal.TerminalUI` fills them from what the deciding seat
+may know (R31).
 """
 
 from __future__ import annotations
 
 import shutil
 import textwrap
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -24,6 +27,28 @@ SLACK = 3
 #: the mark of a square the seat can move to after its roll
 MARK = "*"
 FOOTER = "more: board | notes | log | legal | help"
+#: the bidirectional-text controls: they reorder what the terminal shows after them
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def terminal_safe(text: str, newlines: bool = False) -> str:
+    """``text`` with every control character (C0 such as ESC, BEL and carriage return, DEL, the
+    C1 controls), bidirectional control and line or paragraph separator written as its escape
+    (``\\x1b``, ``\\u202e``): text that came from a file cannot move the cursor, clear, retitle
+    or recolour the terminal, write its clipboard or fake a line. ``newlines``: keep ``\\n`` (a
+    text of several lines made here; each of its lines is made safe)."""
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch == "\n" and newlines:
+            out.append(ch)
+        elif ch in BIDI_CONTROLS or unicodedata.category(ch) in ("Cc", "Zl", "Zp"):
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 def terminal_size(fallback: tuple[int, int] = FALLBACK) -> tuple[int, int]:
@@ -71,18 +96,9 @@ def fit_news(lines: Sequence[str], rows: int, width: int, indent: str = "  ") ->
     return [f"{indent}({left_out} earlier: type log)", *(line for w in kept for line in w)]
 
 
-def label_board(
-    text: str,
-    rows: int,
-    cols: int,
-    marks: Iterable[tuple[int, int]] = (),
-    width: int | None = None,
-) -> list[str]:
-    """The ``ansi`` board ``text`` (a header line, then ``rows`` lines that start with the
-    ``cols`` squares of a board row, then status lines) with the row number before each row,
-    the column numbers above (tens, then units) and each square in ``marks`` drawn as
-    :data:`MARK`. The text beside the rows stays beside them when the lines fit ``width``; else
-    it follows the board."""
+def _board_rows(text: str, rows: int, cols: int, marks: Iterable[tuple[int, int]]) -> tuple[str, list[str], list[str], list[str]]:
+    """The ``ansi`` board ``text`` split into its header, its ``rows`` numbered board rows (each
+    square in ``marks`` drawn as :data:`MARK`), the text beside each row, and the lines after."""
     src = text.split("\n")
     head, body, rest = src[0], src[1 : rows + 1], src[rows + 1 :]
     marked = set(marks)
@@ -95,14 +111,74 @@ def label_board(
                 squares[c] = MARK
         grid.append(f"{r:>2} " + "".join(squares))
         side.append(line[cols:])
+    return head, grid, side, rest
+
+
+def _column_numbers(cols: int) -> tuple[str, str]:
+    """The column numbers above a numbered board row: tens, then units."""
     tens = "   " + "".join(str(c // 10) if c % 10 == 0 else " " for c in range(cols))
     units = "   " + "".join(str(c % 10) for c in range(cols))
+    return tens.rstrip(), units
+
+
+def label_board(
+    text: str,
+    rows: int,
+    cols: int,
+    marks: Iterable[tuple[int, int]] = (),
+    width: int | None = None,
+) -> list[str]:
+    """The ``ansi`` board ``text`` (a header line, then ``rows`` lines that start with the
+    ``cols`` squares of a board row, then status lines) with the row number before each row,
+    the column numbers above (tens, then units) and each square in ``marks`` drawn as
+    :data:`MARK`. The text beside the rows stays beside them when the lines fit ``width``; else
+    it follows the board."""
+    head, grid, side, rest = _board_rows(text, rows, cols, marks)
+    tens, units = _column_numbers(cols)
     widest = max((len(g) + len(s) for g, s in zip(grid, side)), default=0)
     if width is None or widest <= width:
         rows_out = [(g + s).rstrip() for g, s in zip(grid, side)]
     else:
         rows_out = grid + [s.strip() for s in side if s.strip()]
-    return [head, tens.rstrip(), units, *rows_out, *rest]
+    return [head, tens, units, *rows_out, *rest]
+
+
+def fold_width(cols: int, gap: int = 3) -> int:
+    """The width of a board of ``cols`` columns folded by :func:`fold_board` (without its key)."""
+    return 2 * (3 + cols) + gap
+
+
+def fold_board(
+    text: str,
+    rows: int,
+    cols: int,
+    marks: Iterable[tuple[int, int]] = (),
+    key: Sequence[str] = (),
+    width: int = FALLBACK[0] - 1,
+    gap: int = 3,
+) -> list[str]:
+    """The ``ansi`` board ``text`` in about half the rows, for a short terminal: the header, then
+    the north half of the board (rows ``0..h-1``) beside its south half, every row numbered and
+    the columns numbered above both halves (squares in ``marks`` drawn as :data:`MARK`), then
+    the lines that follow the board in ``text``, wrapped to ``width``. The text beside the rows
+    (the render's legend) is left out; ``key``, a few short lines, stands beside the halves
+    when it fits ``width`` (else it is left out too)."""
+    head, grid, _side, rest = _board_rows(text, rows, cols, marks)
+    tens, units = _column_numbers(cols)
+    half = (len(grid) + 1) // 2
+    north, south = grid[:half], grid[half:]
+    left = [tens, units, *north]
+    right = [tens, units, *south]
+    column = 3 + cols
+    body = [a.ljust(column) + " " * gap + (right[i] if i < len(right) else "") for i, a in enumerate(left)]
+    room = width - fold_width(cols, gap) - gap
+    if key and len(key) <= len(body) and max(len(k) for k in key) <= room:
+        body = [line.ljust(fold_width(cols, gap) + gap) + k if k else line for line, k in zip(body, [*key, *[""] * len(body)])]
+    lines = wrap(head, width, hang="  ")
+    lines += [line.rstrip() for line in body]
+    for line in rest:
+        lines += wrap(line, width, hang="  ")
+    return lines
 
 
 def beside(left: Sequence[str], right: Sequence[str], width: int, gap: int = 2) -> list[str]:
@@ -161,6 +237,7 @@ def compose(panel: Panel, width: int, rows: int) -> list[str]:
 
 __all__ = [
     "FALLBACK",
+    "BIDI_CONTROLS",
     "FOOTER",
     "MARK",
     "SLACK",
@@ -169,7 +246,10 @@ __all__ = [
     "beside",
     "compose",
     "fit_news",
+    "fold_board",
+    "fold_width",
     "label_board",
+    "terminal_safe",
     "terminal_size",
     "wrap",
 ]

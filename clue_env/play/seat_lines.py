@@ -1,6 +1,8 @@
 """What happened, in short words for one seat: character names instead of ``player_k (Name)``,
 ``you`` for the seat itself, and the seat's private facts spelled out (``Mrs. White shows you
-the Rope``, ``you show Mr. Green the Rope``, ``you look at the card in the Hall: the Rope``).
+the Rope card``, ``you show Mr. Green the Miss Scarlet card``, ``you look at the card in the
+Hall: the Rope card``). A token on a hallway square is placed by the room nearest to it, as the browser
+says it (``Colonel Mustard moves along the corridor, 3 squares from the Dining Room``).
 
 The events given must already be redacted for that seat (its :class:`~clue_env.seat_view.SeatView`
 history): a card shown between two other seats is hidden there and never named here (R31).
@@ -11,10 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..engine.cards import SUSPECTS
+from ..engine.cards import N_ROOMS, SUSPECTS
 from ..engine.events import HIDDEN, EndTurn, Event, Move, Peek, Show, Turn
 from ..engine.game import Game
-from ..engine.wording import card_name, room_name
+from ..engine.wording import card_name, corridor_text, room_name
 
 _SEAT = re.compile(r"player_(\d+) \(([^()]+)\)")
 #: third person -> second person, for a line that starts with "you"
@@ -54,12 +56,16 @@ def short_line(game: Game, seat: int, ev: Event) -> str:
         return "you" if s == seat else d(SUSPECTS[game.seat_suspect[s]])
 
     if isinstance(ev, Show) and ev.card != HIDDEN and seat in (ev.refuter, ev.suggester):
-        card = card_name(game, ev.card)
+        card = a_card(game, ev.card)
         if seat == ev.suggester:
             return f"{name(ev.refuter)} shows you {card}"
         return f"you show {name(ev.suggester)} {card}"
     if isinstance(ev, Peek) and ev.card != HIDDEN and ev.seat == seat:
-        return f"you look at the card in the {room_name(game, ev.room)}: {card_name(game, ev.card)}"
+        return f"you look at the card in the {room_name(game, ev.room)}: {a_card(game, ev.card)}"
+    if isinstance(ev, Move) and ev.node >= N_ROOMS:
+        where = corridor_text(game.board, ev.node, lambda r: room_name(game, r))
+        who = "you" if ev.suspect == game.seat_suspect[seat] else d(SUSPECTS[ev.suspect])
+        return _you(f"{who} moves {where}")
     text = ev.wording(game)
     if isinstance(ev, Move) and ev.suspect == game.seat_suspect[seat]:
         own = d(SUSPECTS[ev.suspect])
@@ -67,6 +73,13 @@ def short_line(game: Game, seat: int, ev: Event) -> str:
             text = "you" + text[len(own) :]
     text = _SEAT.sub(lambda m: name(int(m[1])), text)
     return _you(text)
+
+
+def a_card(game: Game, card: int) -> str:
+    """A card as the object of a sentence, the same for every kind, as the browser writes it:
+    "the Rope card", "the Kitchen card", "the Miss Scarlet card" (a suspect as a card never
+    reads as a person: "you show Mr. Green the Miss Scarlet card")."""
+    return f"the {card_name(game, card, article=False)} card"
 
 
 def short_lines(game: Game, seat: int, events: Sequence[Event], *, turns: bool = False) -> list[str]:
@@ -80,4 +93,4 @@ def short_lines(game: Game, seat: int, events: Sequence[Event], *, turns: bool =
     return out
 
 
-__all__ = ["short_line", "short_lines"]
+__all__ = ["a_card", "short_line", "short_lines"]

@@ -15,8 +15,9 @@ At every prompt a line may be
   ``dagger``); Enter with nothing goes back (when refuting: shows the proposed card);
 * a command: ``legal`` (the legal text forms, one per line, nothing else on those lines: SPEC),
   ``legal all`` (the same), ``legal short`` (verbs with many choices on one line with a count),
-  ``legal VERB`` (that verb's), ``board``, ``hand``, ``notes`` (``notes MODE``: in another mode),
-  ``log``, ``help``, ``quit``. In a menu a command is answered and the menu asks again.
+  ``legal VERB`` (that verb's), ``board``, ``legend`` (the seats, the rooms' tokens and weapons,
+  the passages), ``hand``, ``notes`` (``notes MODE``: in another mode), ``log``, ``help``,
+  ``quit``. In a menu a command is answered and the menu asks again.
 
 An accusation is confirmed (``y``/``yes`` plays it, ``n``/``no``/Enter cancels it, anything else
 asks again and is never played) when built from the menus, and when typed as text at a terminal.
@@ -30,6 +31,9 @@ hand, its notebook, the events in words (the card shown to it, or by it, named f
 only). With several human seats (hot seat) each decision is announced first, and on a terminal
 waits for Enter, so the previous player can look away; agent moves are then shown in their
 public wording only.
+
+Every line written is made safe for the terminal first (:func:`~.screen.terminal_safe`): a
+display name from a rules file cannot write escape sequences to it.
 """
 
 from __future__ import annotations
@@ -42,16 +46,30 @@ from typing import TextIO
 
 from ..engine.cards import CARDS, N_ROOMS, ROOMS, SUSPECTS, WEAPONS
 from ..engine.events import HIDDEN, Event, Peek, Show
-from ..render import dice_text, render_text
+from ..engine.game import Game
+from ..render import ROOM_LETTERS, TOKEN_CHARS, dice_text, render_text
 from .names import FORMS, NameProblem, UnknownName, kind_names, read_action
-from .notes import MODES
-from .screen import MARK, SLACK, WIDE, Panel, beside, compose, label_board, terminal_size, wrap
+from .notes import MODES, Notebook
+from .screen import (
+    MARK,
+    SLACK,
+    WIDE,
+    Panel,
+    beside,
+    compose,
+    fold_board,
+    fold_width,
+    label_board,
+    terminal_safe,
+    terminal_size,
+    wrap,
+)
 from .seat_lines import short_lines
 from .session import VERBS, AgentFailure, GameSession, SessionError
 
 #: longest line accepted at a prompt (the longest action text is under 50 characters)
 MAX_LINE = 200
-COMMANDS = ("legal", "board", "hand", "notes", "log", "help", "quit")
+COMMANDS = ("legal", "board", "legend", "hand", "notes", "log", "help", "quit")
 #: commands that take a word after them (``legal short``, ``notes seen``)
 ARG_COMMANDS = ("legal", "notes")
 #: what ``legal`` takes: ``all`` (= ``legal``), ``short``, or a verb
@@ -77,6 +95,7 @@ At any prompt, type one of:
   legal                     the legal actions' text forms, one per line (legal all: the same)
   legal short | legal VERB  verbs with many choices on one line with a count | one verb's
   board | hand | log        the board, your cards, everything so far in words
+  legend                    the seats, the rooms' tokens and weapons, the passages
   notes | notes MODE        your notebook (MODE: seen, facts or deduce)
   help | quit
 An accusation is confirmed with y or yes; n, no or Enter cancels it (anything else asks again),
@@ -156,7 +175,7 @@ class TerminalUI:
         return completing if completing is not None else input
 
     def say(self, text: str = "") -> None:
-        self.out.write(text + "\n")
+        self.out.write(terminal_safe(text, newlines=True) + "\n")
         self.out.flush()
 
     def _ask(self, prompt: str, completions: Sequence[str] = ()) -> str:
@@ -165,6 +184,7 @@ class TerminalUI:
             line, self._pending = self._pending, None
             return line
         self._completions = tuple(completions) + COMMANDS + LEGAL_FORMS
+        prompt = terminal_safe(prompt)
         if not self.tty:
             self.say(prompt.rstrip())
         try:
@@ -391,39 +411,55 @@ class TerminalUI:
         return Panel(header=header, hand=self._hand_text(seat), news=self._news_now, pending=pending,
                      choices=tuple(choices), notes=tuple(notes))  # fmt: skip
 
-    def _board_lines(self, seat: int) -> list[str]:
-        """The public board with row and column numbers, the squares ``seat`` may move to marked."""
+    def _board_lines(self, seat: int, height: int | None = None) -> list[str]:
+        """The public board with row and column numbers, the squares ``seat`` may move to marked
+        (:func:`board_lines`); ``height``: the lines it may take (else folded)."""
         s = self.session
-        text = render_text(s.game, log_lines=0)
-        if text.endswith("\n-- log --"):
-            text = text[: -len("\n-- log --")]
         groups = s.legal_groups(seat)
         marks = [tuple(int(x) for x in t.split(" ", 1)[1].split(",")) for t in groups.get("move", ())]
-        board = s.game.board
-        lines = label_board(text, board.rows, board.cols, [(m[0], m[1]) for m in marks], self.dims()[0] - 1)
+        width = self.dims()[0] - 1
+        extra: list[str] = []
         if marks:
-            lines.append(f"{MARK} = a square you can move to now: move ROW,COL (row at the left, column on top)")
+            extra += wrap(f"{MARK} = a square you can move to now: move ROW,COL (row at the left, column on top)", width)
         rooms = [self._display[t.split(" ", 1)[1]] for t in groups.get("enter", ())]
         if rooms:
-            lines.append("you can enter: " + ", ".join(rooms))
-        return lines
+            extra += wrap("you can enter: " + ", ".join(rooms), width, hang="  ")
+        room = None if height is None else height - len(extra)
+        return board_lines(s.game, [(m[0], m[1]) for m in marks], width, room) + extra
+
+    def _room(self, seat: int) -> int:
+        """The lines that a command's answer may take so that its first line stays on the screen:
+        beside the compact screen when the terminal is wide, else above the hand (and the
+        suggestion to refute) printed again and the prompt."""
+        cols, rows = self.dims()
+        if cols >= WIDE:
+            return rows - SLACK
+        return rows - 1 - len(self._reminder_lines(seat))
 
     def _extra(self, seat: int, lines: Sequence[str]) -> None:
         """Lines asked for (the board, the notebook): beside the screen when the terminal is
-        wide, else printed, then the hand (and the suggestion to refute) again."""
-        if self.dims()[0] >= WIDE:
+        wide (and they fit its rows), else printed, then the hand (and the suggestion to refute)
+        again."""
+        cols, rows = self.dims()
+        if cols >= WIDE and len(lines) <= rows - SLACK:
             self._draw(seat, right=lines)
             return
         for line in lines:
             self.say(line)
         self._reminder(seat)
 
-    def _reminder(self, seat: int) -> None:
-        """The hand, and the suggestion to refute, next to the prompt again."""
-        self._hand(seat)
+    def _reminder_lines(self, seat: int) -> list[str]:
+        width = self.dims()[0] - 1
+        lines = wrap(self._hand_text(seat), width, hang="           ")
         panel = self._panel(seat)
         if panel.pending:
-            self.say_wrapped(panel.pending, hang="  ")
+            lines += wrap(panel.pending, width, hang="  ")
+        return lines
+
+    def _reminder(self, seat: int) -> None:
+        """The hand, and the suggestion to refute, next to the prompt again."""
+        for line in self._reminder_lines(seat):
+            self.say(line)
 
     def _choices(self, seat: int) -> None:
         if self.compact:
@@ -580,9 +616,15 @@ class TerminalUI:
             self._legal(seat, arg)
         elif command == "board":
             if self.compact:
-                self._extra(seat, self._board_lines(seat))
+                self._extra(seat, self._board_lines(seat, self._room(seat)))
             else:
                 self.say(s.board_text())
+        elif command == "legend":
+            if self.compact:
+                self._extra(seat, legend_lines(s.game))
+            else:
+                for line in legend_lines(s.game):
+                    self.say(line)
         elif command == "hand":
             self._hand(seat)
         elif command == "notes":
@@ -592,7 +634,7 @@ class TerminalUI:
             elif mode == "off":
                 self.say("the notebook is off (--notes seen, facts or deduce shows it; or type 'notes seen', ...)")
             elif self.compact:
-                self._extra(seat, [f"notebook ({mode}):", *s.notes(seat, mode).text(self._display).split("\n")])
+                self._extra(seat, notes_lines(s.notes(seat, mode), self._display, self.dims()[0] - 1, self._room(seat)))
             else:
                 self.say(f"notebook ({mode}):")
                 self.say(s.notes(seat, mode).text(self._display))
@@ -788,6 +830,72 @@ class TerminalUI:
         self.say(f"winner: {s.seat_label(s.seat_of(winner)) if winner else 'nobody'} after {res['turns']} turns")
 
 
+# ---------------------------------------------------------------------- boards and notebooks
+#: the last line of a folded board
+FOLDED = "legend: the seats, the rooms' tokens and weapons, the passages"
+
+
+def _board_text(game: Game) -> str:
+    text = render_text(game, log_lines=0)
+    return text[: -len("\n-- log --")] if text.endswith("\n-- log --") else text
+
+
+def board_lines(game: Game, marks: Sequence[tuple[int, int]] = (), width: int = 79, height: int | None = None) -> list[str]:
+    """The public board of ``game`` as the terminal draws it (R31: the ``ansi`` render): row
+    and column numbers, the squares in ``marks`` drawn :data:`~.screen.MARK`, the render's
+    legend beside the board (below it when narrower than ``width``). Taller than ``height``,
+    the board is folded (:func:`~.screen.fold_board`: its north half beside its south half),
+    the tokens standing in a room drawn inside that room, with a key of the tokens and the room
+    letters beside it, and a last line pointing at ``legend`` for the rest."""
+    board = game.board
+    text = _board_text(game)
+    full = label_board(text, board.rows, board.cols, marks, width)
+    if height is None or len(full) <= height or width < fold_width(board.cols):
+        return full
+    lines = text.split("\n")
+    for room in range(N_ROOMS):
+        tokens = [TOKEN_CHARS[s] for s, node in enumerate(game.loc) if node == room]
+        for (r, c), ch in zip(_room_spots(game, room, len(tokens)), tokens):
+            lines[1 + r] = lines[1 + r][:c] + ch + lines[1 + r][c + 1 :]
+    d = game.cfg.display
+    key = [f"{TOKEN_CHARS[s]} {d(SUSPECTS[s])}" for s in range(len(SUSPECTS))]
+    key += [f"{ROOM_LETTERS[r]} {d(ROOMS[r])}" for r in range(N_ROOMS)]
+    return [*fold_board("\n".join(lines), board.rows, board.cols, marks, key, width), FOLDED]
+
+
+def _room_spots(game: Game, room: int, n: int) -> list[tuple[int, int]]:
+    """``n`` squares inside ``room`` to draw the tokens standing in it, left to right: on its
+    middle row around its middle when they fit there, doors left out."""
+    board = game.board
+    cr, cc = board.node_rc[room]
+    inside = [(r, c) for r, c in board.room_cells[room] if board.grid[r][c].isupper()]
+    row = sorted(c for r, c in inside if r == cr)
+    if len(row) >= n:
+        start = max(0, min(len(row) - n, sum(c < cc for c in row) - (n - 1) // 2))
+        return [(cr, c) for c in row[start : start + n]]
+    return sorted(inside, key=lambda rc: (abs(rc[0] - cr), rc[0], rc[1]))[:n]
+
+
+def legend_lines(game: Game) -> list[str]:
+    """What the render writes beside the board: the seats and their tokens, the rooms with the
+    tokens and weapons in them (and a face-down card, R30), the secret passages."""
+    board = game.board
+    rows = _board_text(game).split("\n")[1 : board.rows + 1]
+    return [line[board.cols :].strip() for line in rows if line[board.cols :].strip()]
+
+
+def notes_lines(
+    book: Notebook, display: dict[str, str], width: int = 79, height: int | None = None, title: str | None = None
+) -> list[str]:
+    """The notebook under its ``title`` (default ``notebook (MODE):``): one line a card when that
+    fits ``height``, else as a grid (:meth:`~.notes.Notebook.grid`)."""
+    head = title if title is not None else f"notebook ({book.mode}):"
+    lines = [head, *book.text(display).split("\n")]
+    if height is None or len(lines) <= height:
+        return lines
+    return [head, *book.grid(display, width)]
+
+
 # ---------------------------------------------------------------------- helpers
 def _number(line: str) -> int | None:
     """A menu number (ASCII digits only; absurdly long ones are a number out of range)."""
@@ -859,4 +967,4 @@ def _completing_input(completions: Callable[[], Sequence[str]]) -> InputFn | Non
     return ask
 
 
-__all__ = ["COMMANDS", "HELP", "MAX_LINE", "InputFn", "TerminalUI", "legal_short"]
+__all__ = ["COMMANDS", "HELP", "MAX_LINE", "InputFn", "TerminalUI", "board_lines", "legal_short", "legend_lines", "notes_lines"]
