@@ -875,3 +875,17 @@ def test_a_replay_cut_short_by_the_turn_limit_says_so_first(tmp_path):
     path = write_test_replay(str(tmp_path / "r.json"), texts, rules=cfg)
     _rc, text = step_replay(path, [])
     assert f"result: nobody wins (turn limit reached) after 2 turns, {len(texts)} steps" in text.splitlines(), text
+
+
+def test_a_rules_files_display_names_reach_the_game_terminal_escaped():
+    from clue_env.engine.config import load_rules
+
+    cfg = load_rules("classic").with_overrides(suspect_names={"mustard": "Col\x1b]52;c;aGk=\x07 Mustard\u202e"})
+    for compact in (False, True):
+        session = GameSession(["human", "random", "random"], agent_factory=agents.play_factory, rules=cfg, seed=3, agent_seed=4)
+        lines = ["board", "legend", "notes", "hand", "log", "accuse mustard rope hall"]
+        ui, out = ui_for(session, Script(lines), compact=compact)
+        assert ui.run() == 0
+        text = out.getvalue()
+        assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+        assert "Col\\x1b]52;c;aGk=\\x07 Mustard\\u202e" in text

@@ -299,6 +299,10 @@ def play_replay(path: str, *, out: TextIO | None = None, input_fn: InputFn | Non
     the current code does not reproduce, is refused with a message on stderr (status 2)."""
     from ..replay import ReplayError, open_replay
 
+    if out is None:  # a display name the terminal's encoding cannot write is written escaped
+        reconfigure = getattr(sys.stdout, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     try:
         playback = open_replay(path)
     except ReplayError as e:
