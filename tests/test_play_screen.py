@@ -424,3 +424,18 @@ def test_news_places_a_token_in_the_corridor_by_its_nearest_room_and_a_suspect_c
     ev = Show(refuter=0, suggester=1, card=CARDS.index("green"))
     assert short_line(game, 0, ev) == "you show Colonel Mustard the Mr. Green card"
     assert short_line(game, 1, Show(refuter=0, suggester=1, card=scarlet)) == "Miss Scarlet shows you the Miss Scarlet card"
+
+
+def test_a_folded_board_draws_the_tokens_standing_in_a_room_inside_it():
+    import clue_env
+    from clue_env.play.terminal import FOLDED, board_lines, legend_lines
+
+    env = clue_env.raw_env(num_players=3)
+    env.reset(seed=5, options={"tokens": {"scarlet": "lounge", "mustard": "lounge", "plum": "lounge", "white": "kitchen"}})
+    full = board_lines(env.game, (), 79)
+    folded = board_lines(env.game, (), 79, 23)
+    assert len(full) > 23 >= len(folded) and folded[-1] == FOLDED and all(len(line) <= 79 for line in folded)
+    lounge = next(line for line in folded if line.startswith(" 8 "))[30:]  # beside row 8: row 21
+    assert lounge.startswith("21 OO126OO"), lounge  # Scarlet, Mustard and Plum in the Lounge
+    assert folded[1].endswith("1 Miss Scarlet") and folded[1 + 6].endswith("K Kitchen")  # the key
+    assert any("lounge" in line and "1 2 6" in line for line in legend_lines(env.game))
