@@ -15,12 +15,22 @@ file, not a forger (anyone can recompute it).
 :class:`Playback` re-runs the game and refuses, with :class:`StaleReplay`, a replay that the
 current code does not reproduce (an action illegal at its step, another seat to act, another
 outcome). Its positions are real envs: :meth:`Playback.env_at` is the position after ``k`` steps.
+
+Bounds. A replay file is read with :func:`clue_env.fileio.read_regular` (at most
+:data:`MAX_REPLAY_BYTES`) and parsed with :func:`clue_env.fileio.loads_json` (nesting, huge
+integers and non-finite numbers refused), so every bad file is a :class:`ReplayError` with a
+message, never a traceback, and nothing in a file is ever unpickled or run. A replay holds at
+most :data:`MAX_STEPS` decisions, and each account is small plain data (:func:`check_account`).
+A :class:`Playback` keeps a copy of the game every few hundred steps, so going back to any
+position re-plays at most :meth:`Playback.snapshot_every` steps from the nearest copy.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -33,10 +43,27 @@ from .engine.config import RulesConfig, load_rules
 from .engine.errors import ClueError
 from .engine.events import Event
 from .env import raw_env
-from .fileio import write_output
+from .fileio import InputError, depth, loads_json, one_line, read_regular, short, write_output
 
 FORMAT = "clue_env.replay"
 VERSION = 1
+#: the largest replay file read (a 300-turn six-player game is about 6 KB, 100-200 KB with accounts)
+MAX_REPLAY_BYTES = 4 * 1024 * 1024
+#: the most decisions a replay may hold: the longest game of the shipped rules (six seats that
+#: never accuse, truncated at 300 turns) has about 1,000; this allows a rules file's ``max_turns``
+#: of about 2,900 turns, and bounds what playing a replay back costs
+MAX_STEPS = 10_000
+#: an account nests at most this deep (the account object itself is 1; the shipped agents use 3)
+MAX_ACCOUNT_DEPTH = 6
+#: a list or an object inside an account holds at most this many entries (the agents' hold 3-4)
+MAX_ACCOUNT_ITEMS = 64
+#: a string inside an account (a key too) is at most this long (card ids, action texts)
+MAX_ACCOUNT_TEXT = 200
+#: a number inside an account is finite and at most this large in size (chances, values)
+MAX_ACCOUNT_NUMBER = 1e15
+#: a playback keeps a copy of the game every ``max(SNAPSHOT_EVERY, steps / MAX_SNAPSHOTS)`` steps
+SNAPSHOT_EVERY = 512
+MAX_SNAPSHOTS = 8
 #: the keys of a replay document (``accounts`` and ``game`` may be absent)
 REQUIRED = ("format", "version", "package", "rules", "num_players", "seed", "seats", "actions", "actors", "outcome", "digest")
 OPTIONAL = ("game", "accounts")
@@ -83,6 +110,8 @@ class Replay:
     accounts: tuple[dict[str, Any] | None, ...] | None = None
     game: int | None = None
     package: str = ""
+    #: the file's ``digest`` (``sha256:HEX``), checked
+    digest: str = ""
 
     @property
     def steps(self) -> int:
@@ -170,22 +199,56 @@ def _plain(value: Any) -> Any:
 
 # ---------------------------------------------------------------------- reading
 def load_replay(path: str) -> Replay:
-    """Read and validate a replay file (:class:`ReplayError` naming the problem)."""
+    """Read and validate a replay file (:class:`ReplayError` naming the problem): a regular file
+    of at most :data:`MAX_REPLAY_BYTES`, then :func:`parse_replay`."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise ReplayError(f"cannot read replay {path!r}: {e.strerror or e}") from None
+        data = read_regular(path, MAX_REPLAY_BYTES, "replay file")
+    except InputError as e:
+        raise ReplayError(f"cannot read replay: {e}") from None
     return parse_replay(data, source=path)
 
 
 def parse_replay(data: bytes | str, source: str = "replay") -> Replay:
-    """Validate a replay's text (see :func:`load_replay`)."""
+    """Validate a replay's text (see :func:`load_replay`): JSON within the bounds of
+    :func:`clue_env.fileio.loads_json`, then :func:`from_document`."""
     try:
-        doc = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ReplayError(f"{source}: not a replay file: not valid JSON ({e}); is it truncated?") from None
+        doc = loads_json(data, f"{source}: not a replay file")
+    except InputError as e:
+        hint = "; is it truncated?" if "not valid JSON" in str(e) else ""
+        raise ReplayError(f"{e}{hint}") from None
     return from_document(doc, source)
+
+
+def check_account(account: Any, where: str = "account") -> None:
+    """Refuse (``ValueError`` naming ``where``) an account that is not small plain JSON data: at
+    most :data:`MAX_ACCOUNT_DEPTH` deep, lists and objects of at most :data:`MAX_ACCOUNT_ITEMS`
+    entries, strings (keys too) of at most :data:`MAX_ACCOUNT_TEXT` characters, numbers finite
+    and at most :data:`MAX_ACCOUNT_NUMBER` in size. Walked without recursion."""
+    if depth(account) > MAX_ACCOUNT_DEPTH:
+        raise ValueError(f"{where} is nested more than {MAX_ACCOUNT_DEPTH} deep")
+    stack: list[Any] = [account]
+    while stack:
+        v = stack.pop()
+        if v is None or isinstance(v, bool):
+            continue
+        if isinstance(v, str):
+            if len(v) > MAX_ACCOUNT_TEXT:
+                raise ValueError(f"{where} holds a string of {len(v):,} characters (at most {MAX_ACCOUNT_TEXT})")
+        elif isinstance(v, (int, float)):
+            if not (abs(v) <= MAX_ACCOUNT_NUMBER if isinstance(v, int) else math.isfinite(v) and abs(v) <= MAX_ACCOUNT_NUMBER):
+                raise ValueError(f"{where} holds the number {short(v, 40)} (finite, at most {MAX_ACCOUNT_NUMBER:g} in size)")
+        elif isinstance(v, (list, dict)):
+            if len(v) > MAX_ACCOUNT_ITEMS:
+                raise ValueError(f"{where} holds a list or object of {len(v):,} entries (at most {MAX_ACCOUNT_ITEMS})")
+            if isinstance(v, dict):
+                if not all(isinstance(k, str) for k in v):
+                    raise ValueError(f"{where} holds an object whose keys are not all strings")
+                stack.extend(v.keys())
+                stack.extend(v.values())
+            else:
+                stack.extend(v)
+        else:
+            raise ValueError(f"{where} holds {type(v).__name__} {short(v, 40)}, which is not plain JSON data")
 
 
 def from_document(doc: Any, source: str = "replay") -> Replay:
@@ -195,10 +258,10 @@ def from_document(doc: Any, source: str = "replay") -> Replay:
     if not isinstance(doc, dict):
         raise bad(f"not a replay file: a JSON {type(doc).__name__}, not an object")
     if doc.get("format") != FORMAT:
-        raise bad(f"not a replay file: format is {doc.get('format')!r}, expected {FORMAT!r}")
+        raise bad(f"not a replay file: format is {short(doc.get('format'))}, expected {FORMAT!r}")
     version = doc.get("version")
     if not _is_int(version):
-        raise bad(f"key 'version' must be an integer, got {version!r}")
+        raise bad(f"key 'version' must be an integer, got {short(version)}")
     if version != VERSION:
         raise bad(f"replay format version {version} is not supported (this code reads version {VERSION})")
     missing = [k for k in REQUIRED if k not in doc]
@@ -208,7 +271,7 @@ def from_document(doc: Any, source: str = "replay") -> Replay:
     if unknown:
         raise bad(f"unknown key(s) {', '.join(repr(k) for k in unknown)}")
     if not isinstance(doc["digest"], str):
-        raise bad(f"key 'digest' must be a string, got {doc['digest']!r}")
+        raise bad(f"key 'digest' must be a string, got {short(doc['digest'])}")
     try:
         expected = digest(doc)
     except ValueError as e:  # a NaN or an infinity somewhere
@@ -216,33 +279,35 @@ def from_document(doc: Any, source: str = "replay") -> Replay:
     if doc["digest"] != expected:
         raise bad("digest mismatch: the file was edited or damaged after it was written")
     if not isinstance(doc["package"], str):
-        raise bad(f"key 'package' must be a string, got {doc['package']!r}")
+        raise bad(f"key 'package' must be a string, got {short(doc['package'])}")
     if not isinstance(doc["rules"], dict):
         raise bad(f"key 'rules' must be an object (a rules config), got {type(doc['rules']).__name__}")
     try:
         rules = load_rules(dict(doc["rules"]))
     except (ClueError, TypeError, ValueError) as e:
-        raise StaleReplay(f"{source}: {STALE}: its rules are refused: {e}") from None
+        raise StaleReplay(f"{source}: {STALE}: its rules are refused: {one_line(str(e))}") from None
     n = doc["num_players"]
     if not _is_int(n) or not 2 <= n <= 6:
-        raise bad(f"key 'num_players' must be an integer 2-6, got {n!r}")
+        raise bad(f"key 'num_players' must be an integer 2-6, got {short(n)}")
     seed = doc["seed"]
     if not _is_int(seed) or seed < 0:
-        raise bad(f"key 'seed' must be a non-negative integer, got {seed!r}")
+        raise bad(f"key 'seed' must be a non-negative integer, got {short(seed)}")
     seats = doc["seats"]
     if not isinstance(seats, list) or len(seats) != n:
-        raise bad(f"key 'seats' must be a list of {n} seats, got {seats!r}")
+        raise bad(f"key 'seats' must be a list of {n} seats, got {short(seats)}")
     parsed_seats = []
     for i, s in enumerate(seats):
         if not isinstance(s, dict) or set(s) != {"spec", "agent_seed"}:
-            raise bad(f"seats[{i}] must be an object with 'spec' and 'agent_seed', got {s!r}")
+            raise bad(f"seats[{i}] must be an object with 'spec' and 'agent_seed', got {short(s)}")
         if not isinstance(s["spec"], str) or not s["spec"]:
-            raise bad(f"seats[{i}].spec must be a non-empty string, got {s['spec']!r}")
+            raise bad(f"seats[{i}].spec must be a non-empty string, got {short(s['spec'])}")
         if s["agent_seed"] is not None and not _is_int(s["agent_seed"]):
-            raise bad(f"seats[{i}].agent_seed must be an integer or null, got {s['agent_seed']!r}")
+            raise bad(f"seats[{i}].agent_seed must be an integer or null, got {short(s['agent_seed'])}")
         parsed_seats.append(Seat(s["spec"], s["agent_seed"]))
     actions, actors = doc["actions"], doc["actors"]
     for key, values in (("actions", actions), ("actors", actors)):
+        if isinstance(values, list) and len(values) > MAX_STEPS:
+            raise bad(f"key {key!r} holds {len(values):,} steps; a replay holds at most {MAX_STEPS:,}")
         if not isinstance(values, list) or not all(_is_int(v) and v >= 0 for v in values):
             raise bad(f"key {key!r} must be a list of non-negative integers")
     if len(actors) != len(actions):
@@ -251,12 +316,12 @@ def from_document(doc: Any, source: str = "replay") -> Replay:
         raise bad(f"'actors' names a seat outside 0..{n - 1}")
     outcome = doc["outcome"]
     if not isinstance(outcome, dict) or set(outcome) != {"winner", "turns", "reason", "truncated"}:
-        raise bad(f"key 'outcome' must be an object with winner, turns, reason and truncated, got {outcome!r}")
+        raise bad(f"key 'outcome' must be an object with winner, turns, reason and truncated, got {short(outcome)}")
     w = outcome["winner"]
     if not (w is None or _is_int(w) and 0 <= w < n):
-        raise bad(f"outcome.winner must be a seat 0..{n - 1} or null, got {w!r}")
+        raise bad(f"outcome.winner must be a seat 0..{n - 1} or null, got {short(w)}")
     if not _is_int(outcome["turns"]) or outcome["turns"] < 0:
-        raise bad(f"outcome.turns must be a non-negative integer, got {outcome['turns']!r}")
+        raise bad(f"outcome.turns must be a non-negative integer, got {short(outcome['turns'])}")
     if not isinstance(outcome["reason"], str) or not isinstance(outcome["truncated"], bool):
         raise bad("outcome.reason must be a string and outcome.truncated true or false")
     accounts = doc.get("accounts")
@@ -265,9 +330,15 @@ def from_document(doc: Any, source: str = "replay") -> Replay:
             raise bad(f"key 'accounts' must be a list of {len(actions)} entries (one per action)")
         if not all(a is None or isinstance(a, dict) for a in accounts):
             raise bad("every entry of 'accounts' must be an object or null")
+        for i, a in enumerate(accounts):
+            if a is not None:
+                try:
+                    check_account(a, f"accounts[{i}]")
+                except ValueError as e:
+                    raise bad(str(e)) from None
     game = doc.get("game")
     if game is not None and (not _is_int(game) or game < 0):
-        raise bad(f"key 'game' must be a non-negative integer, got {game!r}")
+        raise bad(f"key 'game' must be a non-negative integer, got {short(game)}")
     return Replay(
         rules=rules,
         num_players=n,
@@ -279,6 +350,7 @@ def from_document(doc: Any, source: str = "replay") -> Replay:
         accounts=None if accounts is None else tuple(accounts),
         game=game,
         package=doc["package"],
+        digest=doc["digest"],
     )
 
 
@@ -293,14 +365,25 @@ class Playback:
 
     Built only when the whole game reproduces: every recorded action legal for the recorded seat
     at its step, the game over after the last one, with the recorded outcome; else
-    :class:`StaleReplay` naming the first step that differs."""
+    :class:`StaleReplay` naming the first step that differs.
+
+    While it checks the game it keeps a copy of the env every :attr:`snapshot_every` steps (at
+    most :data:`MAX_SNAPSHOTS` + 1 copies, sharing the board, the codec and the immutable events),
+    so :meth:`env_at` reaches any position by copying the nearest kept one at or before it and
+    stepping at most ``snapshot_every - 1`` steps, or by stepping forward from where it is when
+    that is nearer."""
 
     def __init__(self, replay: Replay) -> None:
         self.replay = replay
+        #: steps between two kept copies of the game
+        self.snapshot_every = max(SNAPSHOT_EVERY, -(-replay.steps // MAX_SNAPSHOTS))
         self._env = self._fresh()
         self._pos = 0
-        #: ``len(game.log)`` at each position
+        #: ``len(game.log)`` and ``game.turn`` at each position
         self._log_len = [len(self._env.game.log)]
+        self._turns = [int(self._env.game.turn)]
+        #: position // snapshot_every -> a copy of the env at that position (never stepped)
+        self._snapshots: dict[int, raw_env] = {}
         self._verify()
 
     @property
@@ -315,6 +398,8 @@ class Playback:
     def _verify(self) -> None:
         r, env = self.replay, self._env
         g = env.game
+        every = self.snapshot_every
+        self._snapshots[0] = _clone(env)
         for k, (action, actor) in enumerate(zip(r.actions, r.actors), start=1):
             if g.over:
                 raise StaleReplay(f"{STALE}: the game is over after step {k - 1}, but {r.steps} steps are recorded")
@@ -325,6 +410,9 @@ class Playback:
                 raise StaleReplay(f"{STALE}: step {k}: {text!r} is not a legal action for player_{actor} now")
             env.step(action)
             self._log_len.append(len(g.log))
+            self._turns.append(int(g.turn))
+            if k % every == 0:
+                self._snapshots[k // every] = _clone(env)
         self._pos = r.steps
         if not g.over:
             raise StaleReplay(f"{STALE}: the game is not over after the {r.steps} recorded steps")
@@ -337,12 +425,19 @@ class Playback:
         """The env at position ``k`` (0..steps). The object is reused: read it before the next call."""
         if not 0 <= k <= self.steps:
             raise ValueError(f"a position is 0..{self.steps}, got {k}")
-        if k < self._pos:
-            self._env, self._pos = self._fresh(), 0
+        every = self.snapshot_every
+        if k < self._pos or k - self._pos >= every:  # start from the nearest kept copy at or before k
+            self._env, self._pos = _clone(self._snapshots[k // every]), k // every * every
         while self._pos < k:
             self._env.step(self.replay.actions[self._pos])
             self._pos += 1
         return self._env
+
+    def turn(self, k: int) -> int:
+        """The game's turn number at position ``k`` (0..steps), without moving the playback."""
+        if not 0 <= k <= self.steps:
+            raise ValueError(f"a position is 0..{self.steps}, got {k}")
+        return self._turns[k]
 
     def actor(self, k: int) -> int:
         """The seat that decided at step ``k`` (1..steps)."""
@@ -375,6 +470,14 @@ class Playback:
         return k - 1
 
 
+def _clone(env: raw_env) -> raw_env:
+    """An independent copy of ``env`` that steps on by itself; the board, the codec and the log's
+    events (immutable, shared by every env of the process or appended once) are shared."""
+    memo: dict[int, Any] = {id(env.board): env.board, id(env.codec): env.codec}
+    memo.update((id(ev), ev) for ev in env.game.log)
+    return copy.deepcopy(env, memo)
+
+
 def action_words(rules: RulesConfig, text: str) -> str:
     """An action's text form with card ids as the ruleset's display names."""
     verb, _, rest = text.partition(" ")
@@ -402,7 +505,16 @@ __all__ = [
     "ReplayError",
     "Seat",
     "StaleReplay",
+    "MAX_ACCOUNT_DEPTH",
+    "MAX_ACCOUNT_ITEMS",
+    "MAX_ACCOUNT_NUMBER",
+    "MAX_ACCOUNT_TEXT",
+    "MAX_REPLAY_BYTES",
+    "MAX_SNAPSHOTS",
+    "MAX_STEPS",
+    "SNAPSHOT_EVERY",
     "action_words",
+    "check_account",
     "digest",
     "dumps",
     "from_document",

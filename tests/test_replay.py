@@ -411,3 +411,162 @@ def test_an_edition2023_two_player_replay_reproduces_and_shows_the_board_cards_a
     assert pb.env_at(pb.steps).game.winner == (-1 if pb.replay.outcome.winner is None else pb.replay.outcome.winner)
     board = pb.env_at(0).game.board_cards
     assert board and out.count("face down on the board: ") == 1  # in the 'all' view only
+
+
+# ---------------------------------------------------------------------- bounded reading, cheap positions
+def test_every_bad_file_is_a_message_never_a_traceback(replay_dir, tmp_path, capsys):
+    """Deep nesting, a 4,301-digit number, NaN or 1e400, a file over MAX_REPLAY_BYTES, a directory
+    and a FIFO are each refused by ``play.py --replay`` with a one-line message (status 2); the
+    FIFO is refused at once, never waited on."""
+    import play
+
+    good = json.loads(open(files(replay_dir)[0], "rb").read())
+    cases = {
+        "deep.json": (b"[" * 100_000 + b"]" * 100_000, "nested more than 32 deep"),
+        "deep_object.json": (b'{"a":' * 5000 + b"1" + b"}" * 5000, "nested more than 32 deep"),
+        "digits.json": (json.dumps({**good, "seed": 0}).replace('"seed": 0', '"seed": ' + "7" * 4301).encode(), "4,301 digits"),
+        "nan.json": (json.dumps({**good, "seed": float("nan")}).encode(), "NaN is not a JSON number"),
+        "huge_float.json": (json.dumps(good).replace('"seed": ', '"seed": 1e400, "x": ', 1).encode(), "out of range"),
+        "pickle.json": (b"\x80\x04\x95\x10\x00\x00\x00\x00\x00\x00\x00\x8c\x05posix\x94.", "not UTF-8"),
+    }
+    for name, (data, _) in cases.items():
+        (tmp_path / name).write_bytes(data)
+    big = tmp_path / "big.json"
+    with open(big, "wb") as f:
+        f.truncate(R.MAX_REPLAY_BYTES + 1)  # sparse: nothing is written
+    cases["big.json"] = (b"", f"over the limit of {R.MAX_REPLAY_BYTES:,}")
+    (tmp_path / "dir.json").mkdir()
+    cases["dir.json"] = (b"", "is a directory")
+    os.mkfifo(tmp_path / "fifo.json")
+    cases["fifo.json"] = (b"", "is a FIFO")
+    for name, (_, message) in cases.items():
+        path = str(tmp_path / name)
+        assert play.main(["--replay", path]) == 2, name
+        err = capsys.readouterr().err
+        assert err.startswith("play.py: error: ") and message in err and "Traceback" not in err, (name, err)
+        assert err.count("\n") == 1, (name, err)
+        with pytest.raises(R.ReplayError, match="cannot read replay" if name in ("big.json", "dir.json", "fifo.json") else name):
+            R.load_replay(path)
+
+
+def test_a_pickle_payload_in_a_replay_is_plain_data_and_never_runs(replay_dir, tmp_path, capsys):
+    """A replay's strings are only ever text: a pickle that would create a marker file when
+    unpickled, planted (raw and base64) in the seats' specs, the package, an account and the
+    rules' names, is refused or read, played back, stepped through in every view and served by
+    the web page as plain data, and the marker is never created; a file that is itself that
+    pickle is refused as not JSON."""
+    import base64
+    import pickle
+
+    marker = tmp_path / "pwned"
+
+    class Payload:
+        def __reduce__(self):  # what unpickling would run
+            return (open, (str(marker), "w"))
+
+    raw = pickle.dumps(Payload(), protocol=0).decode("latin-1")  # text-safe protocol 0
+    b64 = base64.b64encode(pickle.dumps(Payload())).decode()
+    doc = json.loads(open(files(replay_dir)[0], "rb").read())
+    doc["package"] = raw
+    doc["seats"][0]["spec"] = b64
+    doc["seats"][1]["spec"] = raw
+    first = next(i for i, a in enumerate(doc["accounts"]) if a is not None)
+    doc["accounts"][first] = {"agent": "deduction", "pickle": b64[:200], "suspect": [[raw[:100], 0.5]]}
+    doc["rules"]["victim"] = b64
+    doc["digest"] = R.digest(doc)
+    path = tmp_path / "payload.json"
+    path.write_bytes(R.dumps(doc))
+    pickled = tmp_path / "raw.pickle"
+    pickled.write_bytes(pickle.dumps(Payload()))
+
+    pb = R.open_replay(str(path))
+    assert pb.replay.seats[0].spec == b64 and pb.replay.package == raw and pb.account(first + 1)["pickle"] == b64[:200]
+    out = io.StringIO()
+    lines = ["all", *["n"] * 5, "seat player_0", "g 0", "public", f"g {pb.steps}", "q"]
+    assert ReplayTerminal(pb, out=out, input_fn=lambda _p: lines.pop(0) if lines else "q").run() == 0
+    with pytest.raises(R.ReplayError, match="not UTF-8|not valid JSON"):
+        R.load_replay(str(pickled))
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    import agents
+    from clue_env.play.web.server import create_app
+
+    c = TestClient(create_app(agents.play_factory, agent_delay=0.0), base_url="http://127.0.0.1:8000")
+    s = c.post("/api/replays", content=path.read_bytes())
+    assert s.status_code == 201 and s.json()["seats"][0]["spec"] == b64, s.text[:300]
+    for view in s.json()["views"]:
+        r = c.get(f"/api/replays/{s.json()['replay']}", params={"step": first + 1, "view": view})
+        assert r.status_code == 200
+    assert c.post("/api/replays", content=pickled.read_bytes()).status_code == 400
+    assert not marker.exists()
+
+
+def test_every_position_reached_back_or_forward_is_the_one_played_from_the_deal(tmp_path, monkeypatch):
+    """A playback keeps a copy of the game every ``snapshot_every`` steps: any position, reached
+    from anywhere, replays fewer than ``snapshot_every`` steps and is the position that playing
+    from the deal gives (board, turn, every seat's view, the step's events), however it was
+    reached; the copies never change."""
+    from agents.tournament import run_tournament
+    from clue_env.engine.config import load_rules
+    from clue_env.env import raw_env
+
+    run_tournament(["random"] * 4, 1, rules=load_rules("classic", max_turns=600), workers=1, progress=False,
+                   agent_seed=1, seed=5, replays=str(tmp_path))  # fmt: skip
+    replay = R.load_replay(str(tmp_path / "game_00000_seed_5.json"))
+    pb = R.Playback(replay)
+    assert pb.steps > 3 * pb.snapshot_every and pb.snapshot_every == R.SNAPSHOT_EVERY
+
+    def from_deal(k: int) -> raw_env:
+        env = raw_env(num_players=replay.num_players, rules=replay.rules)
+        env.reset(seed=replay.seed)
+        for a in replay.actions[:k]:
+            env.step(a)
+        return env
+
+    stepped = [0]
+    real_step = raw_env.step
+
+    def counting_step(self, action):
+        stepped[0] += 1
+        real_step(self, action)
+
+    rng = np.random.default_rng(0)
+    every = pb.snapshot_every
+    ks = [pb.steps, pb.steps - 1, 0, every, every - 1, every + 1, 2 * every, 1, pb.steps, *rng.integers(0, pb.steps + 1, 8)]
+    for k in map(int, ks):
+        want = from_deal(k)
+        monkeypatch.setattr(raw_env, "step", counting_step)
+        stepped[0] = 0
+        env = pb.env_at(k)
+        assert stepped[0] < every, (k, stepped[0])
+        monkeypatch.setattr(raw_env, "step", real_step)
+        assert env.public_state() == want.public_state() and env.game.turn == want.game.turn == pb.turn(k), k
+        for seat in env.possible_agents:
+            assert env.seat_view(seat).to_json() == want.seat_view(seat).to_json(), (k, seat)
+        if k:
+            assert pb.events(k) == list(want.game.log[len(from_deal(k - 1).game.log) :]), k
+    assert pb.env_at(pb.steps).game.over and R.outcome_of(pb.env_at(pb.steps)) == replay.outcome
+
+
+def test_a_replay_holds_at_most_max_steps_and_small_plain_accounts(replay_dir):
+    doc = json.loads(open(files(replay_dir)[0], "rb").read())
+    n = R.MAX_STEPS + 1
+    long = {**doc, "actions": [0] * n, "actors": [0] * n}
+    long.pop("accounts")
+    long["digest"] = R.digest(long)
+    with pytest.raises(R.ReplayError, match=f"holds {n:,} steps; a replay holds at most {R.MAX_STEPS:,}"):
+        R.from_document(long)
+    R.check_account({"agent": "ppo", "top": [["roll", 0.5]], "value": -0.25, "accusation_head": {"q_stop": 1, "accuses": False}})
+    for bad, message in (
+        ({"a": [[[[[[1]]]]]]}, "nested more than"),
+        ({"a": "x" * (R.MAX_ACCOUNT_TEXT + 1)}, "a string of"),
+        ({"a": list(range(R.MAX_ACCOUNT_ITEMS + 1))}, "entries"),
+        ({"a": 10**16}, "the number"),
+        ({"a": float("inf")}, "the number"),
+        ({"a": float("nan")}, "the number"),
+        ({"a": {1: 2}}, "keys"),
+        ({"a": (1, 2)}, "not plain JSON"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            R.check_account(bad)

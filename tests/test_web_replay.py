@@ -50,9 +50,13 @@ def replay_files(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     return paths
 
 
+#: limits high enough for the tests that walk every position of a game (the limits have their own tests)
+UNLIMITED = {"upload_burst": 10_000, "upload_interval": 0.0, "position_burst": 100_000, "position_interval": 0.0}
+
+
 @pytest.fixture(scope="module")
 def client() -> TestClient:
-    return TestClient(create_app(agents.play_factory, agent_delay=0.0), base_url=BASE_URL)
+    return TestClient(create_app(agents.play_factory, agent_delay=0.0, replay_limits=UNLIMITED), base_url=BASE_URL)
 
 
 def read(path: str) -> bytes:
@@ -326,9 +330,12 @@ def test_the_store_is_a_bounded_lru_that_keeps_one_entry_per_file(replay_files):
     assert store.get(a.id) is a  # a is now the most recent
     c = store.add("sha256:other", play_back(pbs[1].replay))
     assert len(store) == 2 and store.get(b.id) is None and store.get(a.id) is a and store.get(c.id) is c
-    assert store.by_digest(digests[1]) is None and a.turns == [pbs[0].env_at(k).game.turn for k in range(pbs[0].steps + 1)]
+    assert store.by_digest(digests[1]) is None
+    assert [pbs[0].turn(k) for k in range(pbs[0].steps + 1)] == [pbs[0].env_at(k).game.turn for k in range(pbs[0].steps + 1)]
     with pytest.raises(ValueError):
         ReplayStore(0)
+    with pytest.raises(ValueError):
+        ReplayStore(4, per_client=0)
 
 
 def test_the_replay_page_and_its_files_are_served_and_shipped(client):
@@ -467,25 +474,172 @@ def test_the_page_loads_a_file_steps_forward_and_back_and_switches_view(base_url
     assert not errors, errors
 
 
-def test_replay_uploads_are_rate_limited_per_client_and_a_loaded_file_is_free(replay_files):
-    """Playing a replay back costs the server the whole game: beyond ``upload_burst`` new files a
-    client gets 429 with Retry-After (and nothing is loaded); a file already loaded is answered
-    from the store and never counted; another client has its own allowance."""
-    app = create_app(agents.play_factory, agent_delay=0.0, replay_limits={"upload_burst": 2, "upload_interval": 60.0})
+def test_replay_uploads_are_rate_limited_per_client_whatever_the_file(replay_files):
+    """Reading a replay file and playing it back costs the server up to the whole game: beyond
+    ``upload_burst`` files (a file already loaded or a malformed one counts too) a client gets 429
+    with Retry-After before its file is read, and nothing is loaded; another client has its own
+    allowance."""
+    app = create_app(agents.play_factory, agent_delay=0.0, replay_limits={"upload_burst": 3, "upload_interval": 60.0})
     c = TestClient(app, base_url=BASE_URL)
     first = load(c, read(replay_files[0]))
     assert first.status_code == 201
-    assert load(c, read(replay_files[1])).status_code == 201
-    for _ in range(3):  # the same files again: free
-        assert load(c, read(replay_files[0])).json()["replay"] == first.json()["replay"]
-    doc = json.loads(read(replay_files[0]))
-    doc["outcome"]["turns"] += 1  # a third, new file (stale: it would get 422 if it were played back)
-    r = load(c, resigned(doc))
-    assert r.status_code == 429 and "too many replays to play back" in r.json()["error"]
-    assert int(r.headers["Retry-After"]) >= 1
-    assert len(app.state.replays) == 2
+    assert load(c, read(replay_files[0])).json()["replay"] == first.json()["replay"]  # the same file: the same entry
+    assert load(c, b"{not json").status_code == 400
+    for body in (read(replay_files[1]), read(replay_files[0]), b"{not json"):
+        r = load(c, body)
+        assert r.status_code == 429 and "too many replay files from this client" in r.json()["error"], r.text
+        assert int(r.headers["Retry-After"]) >= 1
+    assert len(app.state.replays) == 1
     other = TestClient(app, base_url=BASE_URL, client=("203.0.113.9", 50000))
-    assert load(other, resigned(doc)).status_code == 422  # its own bucket: played back (and stale)
+    assert load(other, read(replay_files[1])).status_code == 201  # its own bucket
+
+
+def test_position_requests_are_rate_limited_per_client(replay_files):
+    """Every position request counts against the client's bucket (``position_burst`` at once, then
+    one every ``position_interval`` seconds): beyond it, 429 with Retry-After; another client is
+    not held back."""
+    app = create_app(agents.play_factory, agent_delay=0.0, replay_limits={"position_burst": 3, "position_interval": 60.0})
+    c = TestClient(app, base_url=BASE_URL)
+    rid = loaded(c, replay_files[0])["replay"]
+    for k in (5, 0, 3):
+        position(c, rid, k, "all")
+    for params in ({"step": 2, "view": "all"}, {"step": 0}, {"step": "x"}):
+        r = c.get(f"/api/replays/{rid}", params=params)
+        assert r.status_code == 429 and "too many replay positions from this client" in r.json()["error"], r.text
+        assert int(r.headers["Retry-After"]) >= 1
+    assert c.get("/api/replays/nope").status_code == 429  # counted before the lookup
+    other = TestClient(app, base_url=BASE_URL, client=("203.0.113.9", 50000))
+    assert position(other, rid, 2, "public")["step"] == 2
+
+
+def long_replay(directory: Any, max_turns: int) -> bytes:
+    """The replay of one game of six ``random`` seats (they never accuse) truncated at ``max_turns``."""
+    from agents.tournament import run_tournament
+    from clue_env.engine.config import load_rules
+
+    run_tournament(["random"] * 6, 1, rules=load_rules("classic", max_turns=max_turns), workers=1, progress=False,
+                   agent_seed=3, seed=7, replays=str(directory))  # fmt: skip
+    return read(str(directory / "game_00000_seed_7.json"))
+
+
+def test_a_replay_over_the_step_limit_is_refused_and_a_long_one_costs_little_per_position(client, tmp_path, monkeypatch):
+    """A replay holds at most MAX_STEPS decisions: more is a 400 naming the limit, before any
+    playback. A long game within the limit (a rules file's 1,500 turns) plays back, and each
+    position request, back or forward, replays at most ``snapshot_every`` steps and gives the
+    position that playing from the deal gives."""
+    from clue_env.env import raw_env
+
+    doc = json.loads(long_replay(tmp_path, 1500))
+    steps = len(doc["actions"])
+    assert 3_000 < steps <= R.MAX_STEPS
+    over = dict(doc, actions=doc["actions"] * 3, actors=doc["actors"] * 3, accounts=None)
+    del over["accounts"]
+    r = load(client, resigned(over))
+    assert r.status_code == 400, r.text
+    assert f"holds {3 * steps:,} steps; a replay holds at most {R.MAX_STEPS:,}" in r.json()["error"]
+
+    s = load(client, R.dumps(doc))
+    assert s.status_code == 201 and s.json()["steps"] == steps
+    rid = s.json()["replay"]
+    item = client.app.state.replays.get(rid)
+    every = item.playback.snapshot_every
+    assert every < steps // 4
+    stepped = [0]
+    real_step = raw_env.step
+
+    def counting_step(self: Any, action: Any) -> None:
+        stepped[0] += 1
+        real_step(self, action)
+
+    monkeypatch.setattr(raw_env, "step", counting_step)
+    fresh = R.Playback(R.parse_replay(R.dumps(doc)))
+    for k in (steps, steps - 1, steps - 2, 1, steps // 2, steps // 2 - 1, 0, steps - 1):
+        stepped[0] = 0
+        got = position(client, rid, k, "all")
+        assert stepped[0] < every, (k, stepped[0])
+        want = fresh.env_at(k)
+        assert got["public"]["tokens"] == want.public_state()["tokens"] and got["turn"] == want.game.turn, k
+        assert got["hands"] == {f"player_{i}": [CARDS[c] for c in sorted(h)] for i, h in enumerate(want.game.hands)}
+
+
+def test_one_client_cannot_flush_the_store(replay_files):
+    """Each client holds at most ``per_client`` replays, and when the store is full a newcomer
+    pushes out only replays of a client that holds more than it does: a client loading file after
+    file forgets its own, and the others keep theirs."""
+    pb = R.open_replay(replay_files[0])
+    store = ReplayStore(max_replays=4, per_client=2)
+    honest = [store.add(f"sha256:honest{i}", pb, client=f"10.0.0.{i}") for i in range(2)]
+    flood = [store.add(f"sha256:flood{i}", pb, client="10.9.9.9") for i in range(20)]
+    assert all(store.get(h.id) is h for h in honest)
+    assert store.held("10.9.9.9") == 2 and [store.get(f.id) for f in flood[-2:]] == flood[-2:]
+    assert store.get(flood[0].id) is None and len(store) == 4
+    # a full store: a third honest client takes the slot of the client holding the most (the flood)
+    third = store.add("sha256:third", pb, client="10.0.0.7")
+    assert store.held("10.9.9.9") == 1 and all(store.get(h.id) is h for h in [*honest, third])
+    # ... and the flood, now holding as many as the others, can only push out its own
+    for i in range(20, 30):
+        store.add(f"sha256:flood{i}", pb, client="10.9.9.9")
+        assert all(store.get(h.id) is h for h in [*honest, third]) and store.held("10.9.9.9") == 1
+    # one file loaded by two clients is one entry, kept by the client that loaded it first
+    assert store.add("sha256:honest0", pb, client="10.9.9.9") is honest[0] and honest[0].client == "10.0.0.0"
+
+
+def test_hostile_accounts_are_refused_or_shown_in_every_view(client, replay_files):
+    """Accounts are what an agent says, so a file may carry anything there: an account deeper
+    than the limit, a number too large to format, a long string or list is a 400 naming it;
+    any other plain data of odd shape loads, and every view of every step shows it (``all``
+    included) as data or in its own words, never a 5xx."""
+    good = json.loads(read(replay_files[0]))
+    n = len(good["actions"])
+    first = next(i for i, a in enumerate(good["accounts"]) if a is not None)
+
+    def with_account(account: Any) -> bytes:
+        accounts = list(good["accounts"])
+        accounts[first] = account
+        return resigned({**good, "accounts": accounts})
+
+    def nested(d: int) -> Any:
+        value: Any = 0.5
+        for _ in range(d):
+            value = [value]
+        return value
+
+    refused = {
+        "nested a little too deep": {"agent": "ppo", "top": nested(R.MAX_ACCOUNT_DEPTH)},
+        "a large integer": {"agent": "ppo", "top": [["roll", 0.5]], "value": 10**30},
+        "a large float": {"agent": "deduction", "suspect": [["plum", 1e300]]},
+        "a long string": {"agent": "deduction", "suspect": [["x" * 100_000, 0.5]]},
+        "a long list": {"agent": "deduction", "suspect": [["plum", [0] * 10_000]]},
+        "a long key": {"k" * 1000: 1},
+    }
+    for name, account in refused.items():
+        r = load(client, with_account(account))
+        assert r.status_code == 400 and f"accounts[{first}]" in r.json()["error"], (name, r.text[:300])
+    # refused as the file is read: any integer of 401 digits, any nesting deeper than 32
+    for account, message in (
+        ({"agent": "ppo", "top": [["roll", 0.5]], "value": 10**400}, "an integer of 401 digits"),
+        ({"agent": "deduction", "suspect": [["plum", 10**400]], "weapon": [], "room": []}, "an integer of 401 digits"),
+        ({"agent": "ppo", "value": nested(300)}, "nested more than 32 deep"),
+    ):
+        r = load(client, with_account(account))
+        assert r.status_code == 400 and message in r.json()["error"], r.text[:300]
+    odd = [
+        {"agent": "ppo", "top": [["roll", "most"], [1, 2, 3]], "value": "high", "accusation_head": {"q_stop": [1]}},
+        {"agent": "ppo", "top": "roll", "value": 1e15, "accusation_head": [1]},
+        {"agent": "deduction", "suspect": [[1, 2, 3]], "weapon": "rope", "room": None, "solved": "yes"},
+        {"agent": "deduction", "suspect": [["plum", 10**15], ["nobody", -1e15]], "room": [[["hall"], 0.5]]},
+        {"agent": ["deduction"], "x": {"y": {"z": [None, True, ""]}}},
+        {},
+    ]
+    for account in odd:
+        s = load(client, with_account(account))
+        assert s.status_code == 201, (account, s.text[:300])
+        rid = s.json()["replay"]
+        for k in (first + 1, n, first + 1, 0):
+            for view in s.json()["views"]:
+                got = position(client, rid, k, view)
+                if k == first + 1 and view in ("all", f"player_{good['actors'][first]}"):
+                    assert got["account"] == account and isinstance(got["account_text"], str)
 
 
 def test_token_bucket_refills_forgets_full_buckets_and_refuses_bad_limits():

@@ -6,22 +6,30 @@ ever what a client uploads. A web game in progress cannot be turned into one, an
 means nothing here.
 
 ``POST /api/replays`` takes a replay file's JSON as its body (at most :data:`MAX_REPLAY_BODY`
-bytes). The server checks it (:func:`clue_env.replay.parse_replay`) and plays it again with the
+bytes). The server checks it (:func:`clue_env.replay.parse_replay`: bounded JSON, at most
+:data:`clue_env.replay.MAX_STEPS` steps, small plain accounts) and plays it again with the
 current code (:class:`clue_env.replay.Playback`). A malformed file gets 400 and a stale one 422,
 each with the message that ``play.py --replay`` prints. A replay that plays back is kept in a
-small LRU (:class:`ReplayStore`) under a random id. Loading the same file again gives the same id.
-Each client may have :data:`UPLOAD_BURST` new replays played back at once, then one every
+small store (:class:`ReplayStore`) under a random id. Loading the same file again gives the same
+id. Each client may send :data:`UPLOAD_BURST` replay files at once, then one every
 :data:`UPLOAD_INTERVAL` seconds (429 beyond that).
 The answer is ``{"replay": ID, "steps": N, "seats": [...], "outcome": {...}, ...}``.
 
 ``GET /api/replays/{id}?step=K&view=all|public|player_k`` returns position ``K`` (the game after
 ``K`` decisions, 0: the deal) as that view sees it, worded as in the terminal stepper
-(:mod:`clue_env.play.replay_terminal`). See :func:`replay_position`.
+(:mod:`clue_env.play.replay_terminal`). See :func:`replay_position`. A position costs at most a
+copy of the game and :attr:`~clue_env.replay.Playback.snapshot_every` steps; each client may ask
+for :data:`POSITION_BURST` positions at once, then one every :data:`POSITION_INTERVAL` seconds.
+
+The store is shared fairly: each client (:func:`~clue_env.play.web.store.client_key`) holds at
+most :data:`MAX_REPLAYS_PER_CLIENT` replays (its own least recently used one is forgotten for a
+new one), and when the store is full the replay forgotten is the least recently used one of the
+client holding the most, the uploader's own on a tie: a client can push out another's replays
+only while that client holds more than it does.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import secrets
@@ -36,20 +44,25 @@ from starlette.concurrency import run_in_threadpool
 
 from ...engine.cards import CARDS, ROOM_BASE, ROOMS, SUSPECTS, WEAPON_BASE, WEAPONS
 from ...engine.wording import result_text
-from ...replay import Playback, Replay, ReplayError, StaleReplay, from_document
+from ...replay import Playback, Replay, ReplayError, StaleReplay, parse_replay
 from ..notes import notebook
 from ..replay_terminal import ALL, PUBLIC, format_account, word_event
 from .rate_limit import ClientLimit, TokenBucket
 from .server import BODY_TIMEOUT, STATIC, ApiError, read_body
 from .store import client_key
 
-#: the largest replay file accepted (a long six-player game with accounts is under 100 KiB)
+#: the largest replay file accepted (a 300-turn six-player game is about 6 KiB, 100-200 KiB with accounts)
 MAX_REPLAY_BODY = 512 * 1024
-#: replays kept in memory (the least recently used one is forgotten first)
+#: replays kept in memory
 MAX_REPLAYS = 16
-#: new replays a client may have played back at once, then one every UPLOAD_INTERVAL seconds
+#: replays one client may hold in the store
+MAX_REPLAYS_PER_CLIENT = 4
+#: replay files a client may send at once, then one every UPLOAD_INTERVAL seconds
 UPLOAD_BURST = 8
 UPLOAD_INTERVAL = 5.0
+#: positions a client may ask for at once, then one every POSITION_INTERVAL seconds
+POSITION_BURST = 60
+POSITION_INTERVAL = 0.1
 _DIGITS = re.compile(r"[0-9]{1,9}")
 _SEAT = re.compile(r"player_([0-9])")
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -58,29 +71,43 @@ log = logging.getLogger("clue_env.play.web")
 
 @dataclass
 class LoadedReplay:
-    """One replay that played back, with the turn of every position (for the step lines)."""
+    """One replay that played back, and the client that loaded it first (its owner in the store)."""
 
     id: str
     digest: str
     playback: Playback
-    turns: list[int]
+    client: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 class ReplayStore:
-    """A bounded LRU of loaded replays, by random id (and by digest, so that one file loaded
-    twice is one entry). Thread-safe."""
+    """A bounded store of loaded replays, by random id (and by digest, so that one file loaded
+    twice is one entry), shared fairly between clients. Thread-safe.
 
-    def __init__(self, max_replays: int = MAX_REPLAYS) -> None:
+    At most ``max_replays`` in all and ``per_client`` per client (the one that loaded the file
+    first). A client at its ``per_client`` gives up its own least recently used replay for a new
+    one. When the store is full, the replay given up is the least recently used one of the client
+    holding the most replays, the newcomer's own when it holds as many: a client never pushes out
+    the replays of a client holding fewer than it does."""
+
+    def __init__(self, max_replays: int = MAX_REPLAYS, per_client: int = MAX_REPLAYS_PER_CLIENT) -> None:
         if max_replays < 1:
             raise ValueError(f"max_replays must be at least 1, got {max_replays}")
+        if per_client < 1:
+            raise ValueError(f"per_client must be at least 1, got {per_client}")
         self.max_replays = max_replays
-        self._items: OrderedDict[str, LoadedReplay] = OrderedDict()
+        self.per_client = per_client
+        self._items: OrderedDict[str, LoadedReplay] = OrderedDict()  # least recently used first
         self._by_digest: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._items)
+
+    def held(self, client: str) -> int:
+        """How many replays ``client`` holds."""
+        with self._lock:
+            return sum(1 for item in self._items.values() if item.client == client)
 
     def get(self, replay_id: str) -> LoadedReplay | None:
         with self._lock:
@@ -94,33 +121,41 @@ class ReplayStore:
             replay_id = self._by_digest.get(digest)
         return None if replay_id is None else self.get(replay_id)
 
-    def add(self, digest: str, playback: Playback) -> LoadedReplay:
-        turns = [playback.env_at(k).game.turn for k in range(playback.steps + 1)]
+    def add(self, digest: str, playback: Playback, client: str = "") -> LoadedReplay:
+        """Keep ``playback`` for ``client`` (or give the entry of the same file, already kept)."""
         with self._lock:
             known = self._by_digest.get(digest)
             if known is not None and known in self._items:
                 self._items.move_to_end(known)
                 return self._items[known]
-            item = LoadedReplay(secrets.token_urlsafe(12), digest, playback, turns)
+            counts: dict[str, int] = {}
+            for old in self._items.values():
+                counts[old.client] = counts.get(old.client, 0) + 1
+            if counts.get(client, 0) >= self.per_client:
+                self._forget(client)
+            elif len(self._items) >= self.max_replays:
+                most = max(counts.values())
+                self._forget(client if counts.get(client, 0) == most else None, most, counts)
+            item = LoadedReplay(secrets.token_urlsafe(12), digest, playback, client)
             self._items[item.id] = item
             self._by_digest[digest] = item.id
-            while len(self._items) > self.max_replays:
-                _, old = self._items.popitem(last=False)
-                self._by_digest.pop(old.digest, None)
             return item
+
+    def _forget(self, client: str | None, most: int = 0, counts: dict[str, int] | None = None) -> None:
+        """Forget ``client``'s least recently used replay; with ``client`` None, the least recently
+        used one of the clients holding ``most`` (the lock is held)."""
+        for replay_id, old in self._items.items():
+            if old.client == client if client is not None else (counts or {}).get(old.client) == most:
+                del self._items[replay_id]
+                self._by_digest.pop(old.digest, None)
+                return
 
 
 def parse_document(data: bytes) -> tuple[str, Replay]:
     """A replay file's bytes checked (:class:`ReplayError` naming the problem): its digest and
     its :class:`~clue_env.replay.Replay`, not yet played back."""
-    try:
-        doc = json.loads(data.decode("utf-8"))
-    except RecursionError:
-        raise ReplayError("replay file: not a replay file: the JSON is nested too deeply") from None
-    except (UnicodeDecodeError, ValueError) as e:
-        raise ReplayError(f"replay file: not a replay file: not valid JSON ({e}); is it truncated?") from None
-    replay = from_document(doc, "replay file")
-    return str(doc["digest"]), replay
+    replay = parse_replay(data, "replay file")
+    return replay.digest, replay
 
 
 def play_back(replay: Replay) -> Playback:
@@ -205,7 +240,7 @@ def replay_position(item: LoadedReplay, k: int, view: str | int) -> dict[str, An
         "seats": _seats(pb, game),
         "names": display,
         "public": public,
-        "turn": item.turns[k],
+        "turn": pb.turn(k),
         "actor": None,
         "actor_spec": None,
         "step_turn": None,
@@ -226,7 +261,7 @@ def replay_position(item: LoadedReplay, k: int, view: str | int) -> dict[str, An
         seat = pb.actor(k)
         out["actor"] = f"player_{seat}"
         out["actor_spec"] = r.seats[seat].spec
-        out["step_turn"] = item.turns[k - 1]
+        out["step_turn"] = pb.turn(k - 1)
         out["action"] = pb.action_text(k)
         out["action_words"] = pb.action_words(k)
         out["events"] = [word_event(ev, game, view, display) for ev in pb.events(k)]
@@ -253,15 +288,26 @@ def add_replay_routes(
     store: ReplayStore | None = None,
     upload_burst: int = UPLOAD_BURST,
     upload_interval: float = UPLOAD_INTERVAL,
+    position_burst: int = POSITION_BURST,
+    position_interval: float = POSITION_INTERVAL,
 ) -> ReplayStore:
     """Register the replay routes and the ``/replay`` page on ``app``; returns their store
-    (also ``app.state.replays``). Playing a new replay back costs the server the whole game, so
-    each client may have ``upload_burst`` of them played at once, then one every
-    ``upload_interval`` seconds (429 with ``Retry-After`` beyond that); a file already loaded
-    costs nothing and is not counted."""
+    (also ``app.state.replays``). Reading a replay file and playing it back costs the server up
+    to the whole game, so each client may send ``upload_burst`` files at once, then one every
+    ``upload_interval`` seconds; and ``position_burst`` position requests at once, then one every
+    ``position_interval`` seconds (429 with ``Retry-After`` beyond either)."""
     replays = store if store is not None else ReplayStore()
     app.state.replays = replays
     uploads = TokenBucket(upload_burst, upload_interval)
+    positions = TokenBucket(position_burst, position_interval)
+
+    def spend(bucket: TokenBucket, request: Request, what: str) -> str:
+        client = client_key(request.client.host if request.client else None)
+        try:
+            bucket.take(client, what)
+        except ClientLimit as e:
+            raise ApiError(429, str(e), headers={"Retry-After": str(e.retry_after)}) from None
+        return client
 
     @app.post("/api/replays", status_code=201)
     async def load(request: Request) -> JSONResponse:
@@ -269,18 +315,14 @@ def add_replay_routes(
         data = await read_body(request, MAX_REPLAY_BODY, body_timeout, too_large)
         if not data.strip():
             raise ApiError(400, "the body must be a replay file's JSON (evaluate.py --replays DIR writes them)")
-
-        client = client_key(request.client.host if request.client else None)
+        client = spend(uploads, request, "replay files")
 
         def work() -> dict[str, Any]:
             try:
                 digest, replay = parse_document(data)
                 item = replays.by_digest(digest)
                 if item is None:
-                    uploads.take(client, "replays to play back")
-                    item = replays.add(digest, play_back(replay))
-            except ClientLimit as e:
-                raise ApiError(429, str(e), headers={"Retry-After": str(e.retry_after)}) from None
+                    item = replays.add(digest, play_back(replay), client)
             except StaleReplay as e:
                 raise ApiError(422, str(e)[:1000]) from None
             except ReplayError as e:
@@ -295,6 +337,7 @@ def add_replay_routes(
 
     @app.get("/api/replays/{replay_id}")
     async def position(replay_id: str, request: Request) -> dict[str, Any]:
+        spend(positions, request, "replay positions")
         item = replays.get(replay_id) if _ID.fullmatch(replay_id) else None
         if item is None:
             raise ApiError(404, "no such replay: it may have been forgotten (load the file again)")
@@ -321,6 +364,9 @@ def add_replay_routes(
 
 __all__ = [
     "MAX_REPLAYS",
+    "MAX_REPLAYS_PER_CLIENT",
+    "POSITION_BURST",
+    "POSITION_INTERVAL",
     "UPLOAD_BURST",
     "UPLOAD_INTERVAL",
     "MAX_REPLAY_BODY",
