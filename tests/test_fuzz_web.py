@@ -281,3 +281,125 @@ def test_fuzz_a_seats_view_with_random_query_strings_is_200_or_400_and_a_refusal
         assert state(c, store) == before
     else:
         assert r.json()["seat"] == f"player_{seat}" and r.json()["log_start"] >= 0
+
+
+# ---------------------------------------------------------------------- replay uploads
+#: integers and floats at and past every bound a replay has (digits, steps, seeds, sizes); the
+#: floats include NaN and the infinities, which json.dumps writes as NaN / Infinity
+extreme_numbers = (
+    st.sampled_from([0, 1, -1, 2, 6, 7, 300, 10**7, 10**7 + 1, 2**31, 2**63, 2**64, 10**15, 10**16, 10**39, 10**40])
+    | st.sampled_from([10**41, -(10**41), 10**400, -(10**400), 10**4299])
+    | st.sampled_from([0.5, -0.0, 1e-320, 1e15, 1e16, 1e300, 1.7976931348623157e308])
+    | st.integers()
+    | st.floats()
+)
+#: raw number tokens that no json.dumps writes: put into the file's text as they are
+raw_numbers = st.sampled_from(["1" * 4301, "-" + "9" * 5000, "1" * 41, "1e400", "-1e400", "1E999", "0.1e-400", "NaN", "Infinity"])
+
+
+def nested(value: Any, d: int, kind: str) -> Any:
+    for _ in range(d):
+        value = [value] if kind == "list" else {"a": value}
+    return value
+
+
+nestings = st.builds(nested, st.sampled_from([None, 0.5, "x"]), st.integers(1, 400), st.sampled_from(["list", "object"]))
+extreme_values = extreme_numbers | nestings | json_values | st.sampled_from(["", "x" * 10_000, "\u0000", "\ud800"])
+
+
+@pytest.fixture(scope="module")
+def replay_server(tmp_path_factory: pytest.TempPathFactory) -> tuple[TestClient, dict[str, Any]]:
+    """A server without replay rate limits, and one replay with accounts (deduction seats)."""
+    from agents.tournament import run_tournament
+
+    d = tmp_path_factory.mktemp("fuzz_replays")
+    run_tournament(["deduction", "deduction", "notebook"], 1, workers=1, progress=False, agent_seed=5, seed=21, replays=str(d))
+    (path,) = d.iterdir()
+    limits = {"upload_burst": 10**6, "upload_interval": 0.0, "position_burst": 10**6, "position_interval": 0.0}
+    app = create_app(play_factory, agent_delay=0.0, replay_limits=limits)
+    return TestClient(app, base_url=BASE_URL), json.loads(path.read_bytes())
+
+
+@FUZZ
+@given(data=st.data())
+def test_fuzz_replay_uploads_with_extreme_rules_numbers_and_nesting_get_4xx_or_every_view_works(replay_server, data):
+    """``POST /api/replays`` with a real replay changed 1-2 ways: a rule set to an extreme value
+    (``max_turns`` up to 10**7 and past it), a number field extreme (4,300 digits, 1e308, NaN),
+    an account of any shape, depth or number, any value nested up to 400 deep, the steps cut or
+    repeated past the step limit, or a raw number token (4,301 digits, 1e400) in the text; the
+    digest recomputed or not. The answer is a 4xx with a message, or a 201 after which every
+    view works at the last step, the deal, and back again (``?view=all`` included): never a 5xx."""
+    from clue_env.engine.config import FIELDS
+    from clue_env.replay import MAX_STEPS, digest, dumps
+
+    c, good = replay_server
+    doc = json.loads(json.dumps(good))
+    n = len(doc["actions"])
+    raw: str | None = None
+    deep: dict[str, Any] = {}  # applied last: the other changes reach into these keys
+    for _ in range(data.draw(st.integers(1, 3), label="changes")):
+        kind = data.draw(
+            st.sampled_from(["rule", "rule", "field", "account", "account", "nesting", "steps", "raw"]), label="kind"
+        )
+        if kind == "rule":
+            key = data.draw(st.sampled_from(["max_turns", "unknown", *FIELDS]) | st.just("max_turns"), label="rule")
+            turns = good["outcome"]["turns"]
+            long_games = st.sampled_from([turns, turns + 1, 300, 10**7 - 1, 10**7, 10**7 + 1, 2**63])
+            doc["rules"][key] = data.draw(long_games | extreme_values if key == "max_turns" else extreme_values, label="value")
+        elif kind == "field":
+            where = data.draw(st.sampled_from(["seed", "num_players", "game", "version", "turns", "agent_seed", "winner"]))
+            value = data.draw(extreme_values, label="value")
+            if where in ("turns", "winner"):
+                doc["outcome"][where] = value
+            elif where == "agent_seed":
+                doc["seats"][0]["agent_seed"] = value
+            else:
+                doc[where] = value
+        elif kind == "account":
+            i = data.draw(st.integers(0, n - 1), label="step")
+            agent = data.draw(st.sampled_from(["ppo", "deduction", "other"]), label="agent")
+            key = data.draw(st.sampled_from(["value", "top", "suspect", "room", "solved", "accusation_head", "x"]), label="key")
+            shape = data.draw(st.sampled_from(["value", "value", "pair", "pair", "whole"]), label="shape")
+            small = st.integers(1, 8).flatmap(lambda d: st.builds(nested, extreme_numbers, st.just(d), st.just("list")))
+            value = data.draw(small | extreme_values, label="value")
+            accounts = doc.setdefault("accounts", [None] * n)
+            if shape == "whole":
+                accounts[i] = value
+            else:
+                accounts[i] = {"agent": agent, key: [["plum", value]] if shape == "pair" else value}
+        elif kind == "nesting":
+            key = data.draw(st.sampled_from(["rules", "seats", "actions", "outcome", "accounts", "package", "seed"]), label="key")
+            deep[key] = data.draw(nestings, label="nested")
+        elif kind == "steps":
+            length = data.draw(st.sampled_from([0, 1, n - 1, MAX_STEPS, MAX_STEPS + 1, 3 * MAX_STEPS]), label="steps")
+            doc["actions"] = (doc["actions"] * (length // max(n, 1) + 1))[:length]
+            doc["actors"] = (doc["actors"] * (length // max(n, 1) + 1))[:length]
+            if isinstance(doc.get("accounts"), list):
+                doc["accounts"] = (doc["accounts"] * (length // max(n, 1) + 1))[:length]
+        else:
+            raw = data.draw(raw_numbers, label="raw number")
+    doc.update(deep)
+    if data.draw(st.sampled_from([True, True, True, True, False]), label="resign"):
+        try:
+            doc["digest"] = digest(doc)
+        except ValueError:  # NaN or an infinity (the file will hold NaN / Infinity)
+            pass
+    try:
+        body = dumps(doc)
+    except ValueError:
+        body = json.dumps(doc).encode()
+    if raw is not None:
+        body = body.replace(b'"seed":', b'"seed":' + raw.encode() + b',"x":', 1)
+    r = c.post("/api/replays", content=body, headers={"Content-Type": "application/json"})
+    check(r)
+    if r.status_code != 201:
+        assert 400 <= r.status_code < 500 and r.json()["error"], r.text[:300]
+        return
+    event("a replay played back")
+    s = r.json()
+    steps = s["steps"]
+    for k in (steps, 0, steps, max(steps - 1, 0), steps // 2):
+        for view in s["views"]:
+            v = c.get(f"/api/replays/{s['replay']}", params={"step": k, "view": view})
+            assert v.status_code == 200, (k, view, v.text[:300])
+            assert v.json()["step"] == k and v.json()["view"] == view
