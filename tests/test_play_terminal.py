@@ -813,7 +813,7 @@ def test_a_replays_control_characters_reach_the_terminal_escaped(tmp_path):
     nasty = "\x1b]52;c;aGVsbG8=\x07"
     rules = {
         "name": "classic\x1b]0;pwned\x07",
-        "suspect_names": {"scarlet": "Miss \x1b[2JScarlet\u202e", "mustard": "Col\x9b31m"},
+        "suspect_names": {"scarlet": "Miss \x1b[2JScarlet\u202e", "mustard": "Col\x9b31m", "white": "W\nstep 9/9: fake"},
     }
     from clue_env.engine.config import load_rules
 
@@ -825,6 +825,7 @@ def test_a_replays_control_characters_reach_the_terminal_escaped(tmp_path):
     for bad in ("\x1b", "\x07", "\x9b", "\u202e", "\r"):
         assert bad not in text, (bad, text)
     assert "\\x1b]52;c;aGVsbG8=\\x07" in text and "\\x1b[2J" in text and "\\u202e" in text and "\\x9b" in text
+    assert "W\\x0astep 9/9: fake" in text and not any(line.startswith("step 9/9") for line in text.splitlines())
     # the script itself: play.py --replay FILE with the file's text escaped on standard output
     proc = subprocess.run([*PLAY, "--replay", path], input="n\nall\nboard\n", capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr

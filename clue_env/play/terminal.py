@@ -38,6 +38,7 @@ display name from a rules file cannot write escape sequences to it.
 
 from __future__ import annotations
 
+import copy
 import re
 import sys
 import unicodedata
@@ -836,6 +837,17 @@ FOLDED = "legend: the seats, the rooms' tokens and weapons, the passages"
 
 
 def _board_text(game: Game) -> str:
+    """The ``ansi`` render without its log; names that are not printable (a line break in a
+    display name would shift the board's rows) drawn escaped (:func:`~.screen.terminal_safe`)."""
+    cfg = game.cfg
+    if not all(text.isprintable() for text in (cfg.name, cfg.victim, *cfg.suspect_names.values())):
+        safe = cfg.with_overrides(
+            name=terminal_safe(cfg.name),
+            victim=terminal_safe(cfg.victim),
+            suspect_names={k: terminal_safe(v) for k, v in cfg.suspect_names.items()},
+        )
+        game = copy.copy(game)  # the same position, drawn with the names escaped
+        game.cfg = safe
     text = render_text(game, log_lines=0)
     return text[: -len("\n-- log --")] if text.endswith("\n-- log --") else text
 
@@ -858,7 +870,7 @@ def board_lines(game: Game, marks: Sequence[tuple[int, int]] = (), width: int = 
         for (r, c), ch in zip(_room_spots(game, room, len(tokens)), tokens):
             lines[1 + r] = lines[1 + r][:c] + ch + lines[1 + r][c + 1 :]
     d = game.cfg.display
-    key = [f"{TOKEN_CHARS[s]} {d(SUSPECTS[s])}" for s in range(len(SUSPECTS))]
+    key = [f"{TOKEN_CHARS[s]} {terminal_safe(d(SUSPECTS[s]))}" for s in range(len(SUSPECTS))]
     key += [f"{ROOM_LETTERS[r]} {d(ROOMS[r])}" for r in range(N_ROOMS)]
     return [*fold_board("\n".join(lines), board.rows, board.cols, marks, key, width), FOLDED]
 
