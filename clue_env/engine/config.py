@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-import yaml
-
+from ..fileio import InputError, loads_yaml, read_regular, short
 from .cards import DEFAULT_DISPLAY, SUSPECTS
 from .errors import ConfigError
 
 PRESETS = ("classic", "edition2023")
+#: the largest rules file read (the presets are under 2 KiB)
+RULES_FILE_LIMIT = 1 << 20
 
 
 #: the most dice, and faces per die, that the observation encodes (a roll of at most 12)
@@ -108,7 +109,7 @@ class RulesConfig:
         _check_choice("first_player", self.first_player, ("scarlet", "highest_roll"))
         for name in ("full_roll", "accuse_anywhere", "last_player_standing", "magnifying_glass", "roll_first", "clue_cards"):
             if not isinstance(getattr(self, name), bool):
-                raise ConfigError(f"config key {name!r} must be true or false, got {getattr(self, name)!r}")
+                raise ConfigError(f"config key {name!r} must be true or false, got {short(getattr(self, name))}")
         # the observation encodes at most two dice of up to six faces (and a roll of up to 12), and
         # the exact-move search (full_roll, R16) stays a few milliseconds up to a roll of 12
         _check_int("num_dice", self.num_dice, 1, MAX_DICE, why="the observation encodes at most 2 dice")
@@ -116,20 +117,22 @@ class RulesConfig:
         _check_int("max_turns", self.max_turns, 1, 10**7)
         _check_int("two_player_board_cards", self.two_player_board_cards, 0, 9)
         if not isinstance(self.victim, str):
-            raise ConfigError(f"config key 'victim' must be a name, got {self.victim!r}")
+            raise ConfigError(f"config key 'victim' must be a name, got {short(self.victim)}")
         if not isinstance(self.name, str) or not self.name:
-            raise ConfigError(f"config key 'name' must be a non-empty string, got {self.name!r}")
+            raise ConfigError(f"config key 'name' must be a non-empty string, got {short(self.name)}")
         if self.clue_deck is not None and (isinstance(self.clue_deck, (str, bytes)) or not isinstance(self.clue_deck, Iterable)):
-            raise ConfigError(f"config key 'clue_deck' must be a non-empty list of effects, got {self.clue_deck!r}")
+            raise ConfigError(f"config key 'clue_deck' must be a non-empty list of effects, got {short(self.clue_deck)}")
         if self.characters is not None and (
             isinstance(self.characters, (str, bytes)) or not isinstance(self.characters, Iterable)
         ):
-            raise ConfigError(f"config key 'characters' must list distinct suspects from {SUSPECTS}, got {self.characters!r}")
+            raise ConfigError(
+                f"config key 'characters' must list distinct suspects from {SUSPECTS}, got {short(self.characters)}"
+            )
         if self.clue_deck is not None:
             from .clue_cards import parse_effect
 
             if isinstance(self.clue_deck, str) or not self.clue_deck:
-                raise ConfigError(f"config key 'clue_deck' must be a non-empty list of effects, got {self.clue_deck!r}")
+                raise ConfigError(f"config key 'clue_deck' must be a non-empty list of effects, got {short(self.clue_deck)}")
             deck = tuple(self.clue_deck)
             for spec in deck:
                 try:
@@ -142,13 +145,15 @@ class RulesConfig:
         for name in ("reward_win", "reward_lose", "reward_wrong_accusation", "reward_draw"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
-                raise ConfigError(f"config key {name!r} must be a finite number, got {v!r}")
+                raise ConfigError(f"config key {name!r} must be a finite number, got {short(v)}")
             object.__setattr__(self, name, float(v))
         if self.characters is not None:
             chars = tuple(self.characters)
             bad = [c for c in chars if c not in SUSPECTS]
             if bad or len(set(chars)) != len(chars) or not chars:
-                raise ConfigError(f"config key 'characters' must list distinct suspects from {SUSPECTS}, got {self.characters!r}")
+                raise ConfigError(
+                    f"config key 'characters' must list distinct suspects from {SUSPECTS}, got {short(self.characters)}"
+                )
             object.__setattr__(self, "characters", chars)
         if (
             not isinstance(self.suspect_names, Mapping)
@@ -156,7 +161,7 @@ class RulesConfig:
             or any(not isinstance(v, str) or not v for v in self.suspect_names.values())
         ):
             raise ConfigError(
-                f"config key 'suspect_names' must map suspect ids to non-empty names (strings), got {self.suspect_names!r}"
+                f"config key 'suspect_names' must map suspect ids to non-empty names (strings), got {short(self.suspect_names)}"
             )
         if not isinstance(self.suspect_names, FrozenDict):  # read-only, and no longer the caller's dict
             object.__setattr__(self, "suspect_names", FrozenDict(self.suspect_names))
@@ -193,19 +198,19 @@ FIELDS = tuple(f.name for f in dataclasses.fields(RulesConfig))
 
 def _check_choice(key: str, value: Any, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
-        raise ConfigError(f"config key {key!r} must be one of {list(allowed)}, got {value!r}")
+        raise ConfigError(f"config key {key!r} must be one of {list(allowed)}, got {short(value)}")
 
 
 def _check_int(key: str, value: Any, lo: int, hi: int, why: str = "") -> None:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         reason = f" ({why})" if why else ""
-        raise ConfigError(f"config key {key!r} must be an integer in {lo}..{hi}{reason}, got {value!r}")
+        raise ConfigError(f"config key {key!r} must be an integer in {lo}..{hi}{reason}, got {short(value)}")
 
 
 def _check_keys(d: dict[str, Any]) -> None:
     unknown = [k for k in d if k not in FIELDS]
     if unknown:
-        raise ConfigError(f"unknown config key(s) {unknown}; known keys: {', '.join(FIELDS)}")
+        raise ConfigError(f"unknown config key(s) {short(unknown)}; known keys: {', '.join(FIELDS)}")
 
 
 def from_dict(d: dict[str, Any]) -> RulesConfig:
@@ -238,16 +243,13 @@ def load_rules(rules: str | RulesConfig | dict[str, Any] = "classic", **override
             path = rules
         else:
             raise ConfigError(f"rules {rules!r} is neither a preset ({', '.join(PRESETS)}) nor an existing YAML file")
-        try:
-            with open(path, encoding="utf-8") as f:
-                data = yaml.safe_load(f)
-        except yaml.YAMLError as e:
-            raise ConfigError(f"rules file {path} is not valid YAML: {e}") from e
-        except UnicodeDecodeError as e:
-            raise ConfigError(f"rules file {path} is not UTF-8 text ({e.reason} at byte {e.start})") from None
-        except OSError as e:
-            raise ConfigError(f"rules file {path} cannot be read: {e.strerror}") from None
+        try:  # within bounds (clue_env.fileio): size, nesting, no YAML anchors or aliases
+            data = loads_yaml(read_regular(path, RULES_FILE_LIMIT, "rules file"), f"rules file {path}")
+        except InputError as e:
+            raise ConfigError(str(e)) from None
+        except ValueError as e:  # e.g. an integer over Python's digit limit
+            raise ConfigError(f"rules file {path} cannot be read: {short(str(e), 200)}") from None
         cfg = from_dict(data or {})
     else:
-        raise ConfigError(f"rules must be a preset name, a YAML path, a mapping or a RulesConfig, got {rules!r}")
+        raise ConfigError(f"rules must be a preset name, a YAML path, a mapping or a RulesConfig, got {short(rules)}")
     return cfg.with_overrides(**overrides) if overrides else cfg

@@ -22,6 +22,14 @@ files, ``combine --reference`` writes new ones. Everything that reads a policy f
 layout hash differs from this version of the env, each with a :class:`CheckpointError` saying
 what is wrong and what to do; a file naming a network file that is missing, changed or itself a
 reference gets one too. Files are written atomically (a temporary file, then a rename).
+
+Every torch file read here (a policy file, the network file it names, a PPO checkpoint, the state
+dicts inside an SB3 zip) is read within bounds before ``torch.load`` sees it: at most
+:data:`POLICY_FILE_LIMIT` (or :data:`PPO_CHECKPOINT_LIMIT`) bytes of a regular file, a zip archive of at
+most :data:`MAX_ZIP_MEMBERS` members all stored uncompressed, as ``torch.save`` writes them (so nothing
+inflates: a compressed member, which could inflate a thousandfold, is refused unread), then loaded
+with ``weights_only=True`` (plain data: a pickled object is refused, never run), and what it holds
+nests at most :data:`~clue_env.fileio.MAX_DEPTH` deep in at most :data:`MAX_ITEMS` values.
 """
 
 from __future__ import annotations
@@ -31,9 +39,11 @@ import io
 import os
 import re
 import tempfile
+import zipfile
 from typing import Any
 
 from ..engine.errors import ClueError
+from ..fileio import MAX_DEPTH, InputError, one_line, read_regular, short
 from .config import net_sizes_problem
 from .features import layout_hash
 
@@ -43,6 +53,19 @@ VERSION = 1
 #: the version of a file that names its network file instead (``"network_file"``)
 REF_VERSION = 2
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+#: the largest policy file read: the biggest network the size bounds allow (``hidden`` 4096,
+#: ``card_hidden`` and ``context_to_card`` 1024: 123 MiB of float32 weights) with its accusation head
+#: and meta, and room to spare (the shipped files are under 2 MiB)
+POLICY_FILE_LIMIT = 256 << 20
+#: the largest PPO checkpoint read: that network's weights and the optimizer's two moments, with room to spare
+PPO_CHECKPOINT_LIMIT = 1 << 30
+#: the most members a torch file (a zip archive) may have: a policy file has a few dozen, a PPO checkpoint a few hundred
+MAX_ZIP_MEMBERS = 4096
+#: the most values (containers, tensors, numbers, strings) walked in what a torch file holds
+MAX_ITEMS = 1_000_000
+#: the most an SB3 zip's JSON ``data`` entry may unpack to, and how many times a compressed entry may inflate
+_SB3_DATA_LIMIT = 16 << 20
+_SB3_MAX_RATIO = 100
 
 
 class CheckpointError(ClueError, ValueError):
@@ -159,6 +182,88 @@ def atomic_torch_save(obj: Any, path: str) -> None:
         raise
 
 
+def _zip_members(raw: bytes) -> list[zipfile.ZipInfo]:
+    """The members of the zip archive ``raw``; ``ValueError`` saying why it is not one, or has
+    more than :data:`MAX_ZIP_MEMBERS` (counted on the central directory's signatures first, so a
+    directory of millions of entries is refused before it is parsed)."""
+    if raw[:4] != b"PK\x03\x04":
+        raise ValueError("not a zip archive (torch.save writes one)")
+    if raw.count(b"PK\x01\x02") > MAX_ZIP_MEMBERS:
+        raise ValueError(f"more than {MAX_ZIP_MEMBERS:,} zip members")
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as z:
+            return z.infolist()
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError, OSError) as e:
+        raise ValueError(f"a damaged zip archive ({one_line(str(e), 120)})") from None
+
+
+def torch_file_problem(raw: bytes) -> str | None:
+    """Why ``raw`` is not a torch file that loads within bounds, or ``None``: it must be a zip
+    archive (the format ``torch.save`` writes) of at most :data:`MAX_ZIP_MEMBERS` members, each
+    stored uncompressed within the archive. ``torch.load`` would inflate a compressed member in
+    full before any check (a 256 KiB file can hold 256 MiB of zeros), so one is refused unread;
+    ``torch.save`` never compresses."""
+    try:
+        members = _zip_members(raw)
+    except ValueError as e:
+        return str(e)
+    for m in members:
+        if m.compress_type != zipfile.ZIP_STORED:
+            return (
+                f"its member {short(m.filename, 60)} is compressed, and could inflate to any size; "
+                "torch.save stores members uncompressed"
+            )
+        if m.file_size != m.compress_size or m.header_offset + m.compress_size > len(raw):
+            return f"its member {short(m.filename, 60)} declares sizes that do not fit the archive"
+    return None
+
+
+def plain_data_problem(obj: Any, max_depth: int = MAX_DEPTH, max_items: int = MAX_ITEMS) -> str | None:
+    """Why what a torch file held is too deep or too large to walk, or ``None``: containers nest at
+    most ``max_depth`` deep and at most ``max_items`` values are reached (a value reached twice
+    counts twice, so a file that shares one list many times over is refused too). Walked without
+    recursion; tensors are leaves."""
+    seen = 0
+    stack: list[tuple[Any, int]] = [(obj, 0)]
+    while stack:
+        item, d = stack.pop()
+        seen += 1
+        if seen > max_items:
+            return f"it holds more than {max_items:,} values"
+        if isinstance(item, dict):
+            children = [*item.keys(), *item.values()]
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            children = list(item)
+        else:
+            continue
+        if d + 1 > max_depth:
+            return f"it nests more than {max_depth} deep"
+        stack.extend((c, d + 1) for c in children)
+    return None
+
+
+def load_torch_bytes(raw: bytes) -> Any:
+    """What the torch file ``raw`` (bytes read within a bound) holds, on the CPU: checked by
+    :func:`torch_file_problem`, loaded with ``weights_only=True`` (tensors and plain data; a
+    pickled object is refused, never built) and checked by :func:`plain_data_problem`.
+    ``ValueError`` (or whatever torch raises for a damaged file) saying what is wrong."""
+    import torch
+
+    problem = torch_file_problem(raw)
+    if problem is None:
+        data = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+        problem = plain_data_problem(data)
+        if problem is None:
+            return data
+    raise ValueError(problem)
+
+
+def _why(e: BaseException) -> str:
+    """A one-line reason for a refused torch file: our own checks' words, or torch's with its type."""
+    text = one_line(str(e).splitlines()[0] if str(e) else "", 200)
+    return text if type(e) in (ValueError, InputError) else f"{type(e).__name__}: {text}"
+
+
 def sha256_bytes(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
@@ -166,18 +271,17 @@ def sha256_bytes(raw: bytes) -> str:
 def read_raw_policy_file(path: str) -> tuple[dict[str, Any], str]:
     """One policy file's dict as stored (a network file it names is not read), its header checked,
     and the SHA-256 of its bytes."""
-    import torch
-
-    if not os.path.isfile(path):
+    if not os.path.lexists(path):
         raise CheckpointError(f"policy file {path!r} does not exist (train one with train.py, or use the spec 'ppo')")
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
-        data = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+        raw = read_regular(path, POLICY_FILE_LIMIT, "policy file")
+    except InputError as e:  # a directory, a FIFO, a device, a dangling link, too large
+        raise CheckpointError(str(e)) from None
+    try:
+        data = load_torch_bytes(raw)
     except Exception as e:  # torch raises many kinds for a damaged file
         raise CheckpointError(
-            f"{path!r} is not a readable policy file ({type(e).__name__}: {str(e).splitlines()[0][:200] if str(e) else ''}); "
-            "it may be truncated or not a clue_env policy"
+            f"{path!r} is not a readable policy file ({_why(e)}); it may be truncated or not a clue_env policy"
         ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"{path!r} is not a clue_env policy file (no '{FORMAT}' header)")
@@ -323,8 +427,6 @@ def load_accusation(path: str) -> Any:
 #: a PPO checkpoint (``checkpoints/ppo_latest.pt`` of a run directory): plain data only
 PPO_FORMAT = "clue_env-ppo-checkpoint"
 PPO_VERSION = 1
-#: the most a legacy SB3 zip's entries may inflate to when read (a zip bomb is refused, not unpacked)
-_ZIP_ENTRY_LIMIT = 1 << 30
 
 
 def save_ppo_checkpoint(path: str, model: Any, chunks: int, chunk_steps: int) -> None:
@@ -360,19 +462,17 @@ def read_ppo_checkpoint(path: str, chunk_steps: int) -> dict[str, Any]:
     SB3's ``model.save`` in older versions, read *without* SB3's loader: only its ``policy.pth`` and
     ``policy.optimizer.pth`` state dicts (with ``weights_only=True``) and two integers of its
     ``data`` JSON are used; the pickled objects in ``data`` are never deserialised."""
-    import torch
-
     if path.endswith(".zip"):
         data = _read_sb3_zip(path)
         if _is_int(data["timesteps"]):  # the chunk the weights are at: from the weights' own counter
             data["chunks"] = data["timesteps"] // chunk_steps
     else:
         try:
-            data = torch.load(path, map_location="cpu", weights_only=True)
+            raw = read_regular(path, PPO_CHECKPOINT_LIMIT, "PPO checkpoint")
+            data = load_torch_bytes(raw)
         except Exception as e:  # a damaged file, or pickled objects weights_only refuses
-            first = str(e).splitlines()[0][:200] if str(e) else ""
             raise CheckpointError(
-                f"{path!r} is not a readable PPO checkpoint ({type(e).__name__}: {first}); it may be truncated or "
+                f"{path!r} is not a readable PPO checkpoint ({_why(e)}); it may be truncated or "
                 "not written by train.py. Nothing was changed: start a new run with another --out"
             ) from None
         if not isinstance(data, dict) or data.get("format") != PPO_FORMAT:
@@ -400,33 +500,44 @@ def read_ppo_checkpoint(path: str, chunk_steps: int) -> dict[str, Any]:
 
 
 def _read_sb3_zip(path: str) -> dict[str, Any]:
-    import io
-    import json
-    import zipfile
+    """The state dicts and counters of an SB3 zip, within bounds: the zip at most
+    :data:`PPO_CHECKPOINT_LIMIT` bytes, its entries' declared sizes checked (a compressed entry may
+    inflate at most ``_SB3_MAX_RATIO`` times) before any is unpacked, and read no further than those
+    sizes; the state dicts loaded by :func:`load_torch_bytes`, the JSON by :func:`loads_json`."""
+    from ..fileio import loads_json
 
-    import torch
-
+    limits = {"data": _SB3_DATA_LIMIT, "policy.pth": PPO_CHECKPOINT_LIMIT, "policy.optimizer.pth": PPO_CHECKPOINT_LIMIT}
     try:
-        with zipfile.ZipFile(path) as z:
-            sizes = {i.filename: i.file_size for i in z.infolist()}
-            need = ("data", "policy.pth", "policy.optimizer.pth")
-            missing = [n for n in need if n not in sizes]
-            if missing:
-                raise CheckpointError(f"{path!r} is not an SB3 checkpoint: it has no {missing}")
-            big = [n for n in need if sizes[n] > _ZIP_ENTRY_LIMIT]
-            if big:
-                raise CheckpointError(f"{path!r}: {big} would unpack to more than {_ZIP_ENTRY_LIMIT >> 20} MB; refused")
-            raw = z.read("data")
-            policy = torch.load(io.BytesIO(z.read("policy.pth")), map_location="cpu", weights_only=True)
-            optimizer = torch.load(io.BytesIO(z.read("policy.optimizer.pth")), map_location="cpu", weights_only=True)
-        meta = json.loads(raw.decode("utf-8"))  # plain JSON: the ':serialized:' entries stay base64 text
+        raw = read_regular(path, PPO_CHECKPOINT_LIMIT, "SB3 checkpoint")
+        members = {m.filename: m for m in _zip_members(raw)}
+        missing = [n for n in limits if n not in members]
+        if missing:
+            raise CheckpointError(f"{path!r} is not an SB3 checkpoint: it has no {missing}")
+        total = 0
+        for name, limit in limits.items():
+            m = members[name]
+            total += m.file_size
+            if m.file_size > limit or total > PPO_CHECKPOINT_LIMIT:
+                raise CheckpointError(f"{path!r}: {name!r} would unpack to more than {limit >> 20} MiB; refused unread")
+            if m.compress_type != zipfile.ZIP_STORED and m.file_size > _SB3_MAX_RATIO * max(m.compress_size, 1):
+                raise CheckpointError(
+                    f"{path!r}: {name!r} would inflate {m.file_size // max(m.compress_size, 1):,} times; refused unread"
+                )
+        entries = {}
+        with zipfile.ZipFile(io.BytesIO(raw)) as z:
+            for name in limits:
+                with z.open(members[name]) as f:  # zipfile reads no further than the declared size
+                    entries[name] = f.read(members[name].file_size + 1)
+        del raw
+        policy = load_torch_bytes(entries.pop("policy.pth"))
+        optimizer = load_torch_bytes(entries.pop("policy.optimizer.pth"))
+        # plain JSON: the ':serialized:' entries (SB3's pickles, base64) stay text and are never decoded
+        meta = loads_json(entries.pop("data"), f"{path!r} entry 'data'")
     except CheckpointError:
         raise
     except Exception as e:
-        first = str(e).splitlines()[0][:200] if str(e) else ""
         raise CheckpointError(
-            f"{path!r} is not a readable SB3 checkpoint ({type(e).__name__}: {first}); nothing was changed: "
-            "start a new run with another --out"
+            f"{path!r} is not a readable SB3 checkpoint ({_why(e)}); nothing was changed: start a new run with another --out"
         ) from None
     if not isinstance(meta, dict):
         raise CheckpointError(f"{path!r}: its 'data' entry is not a JSON object")
@@ -455,6 +566,10 @@ def apply_ppo_checkpoint(path: str, model: Any, data: dict[str, Any]) -> None:
 
 
 __all__ = [
+    "MAX_ITEMS",
+    "MAX_ZIP_MEMBERS",
+    "POLICY_FILE_LIMIT",
+    "PPO_CHECKPOINT_LIMIT",
     "PLANNER_KEYS",
     "PLANNER_MAX_SAMPLES",
     "check_planner",
@@ -464,12 +579,15 @@ __all__ = [
     "check_weights",
     "load_accusation",
     "load_policy",
+    "load_torch_bytes",
     "network_file_ref",
     "network_reference",
     "read_policy_file",
     "read_raw_policy_file",
     "sha256_bytes",
+    "plain_data_problem",
     "read_ppo_checkpoint",
+    "torch_file_problem",
     "save_policy",
     "save_ppo_checkpoint",
 ]

@@ -16,9 +16,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from ..engine.errors import ConfigError
+from ..fileio import InputError, loads_yaml, one_line, read_regular, short
 from .accusation import MAX_MEMBERS, ROW_WIDTH
 
 #: the largest seed a config may give: numpy's legacy seeding (used by SB3's ``set_random_seed``)
@@ -52,19 +51,20 @@ def net_sizes_problem(net: Any) -> str | None:
         return f"the network sizes must be a mapping of {', '.join(NET_BOUNDS)}, got {type(net).__name__}"
     unknown = [k for k in net if k not in NET_BOUNDS and k not in ("room_values", "floor_squares", "roll_scores")]
     if unknown:
-        return f"unknown network size(s) {unknown}; known: {', '.join(NET_BOUNDS)}, room_values, floor_squares, roll_scores"
+        known = f"{', '.join(NET_BOUNDS)}, room_values, floor_squares, roll_scores"
+        return f"unknown network size(s) {short(unknown)}; known: {known}"
     for k, v in net.items():
         if k == "room_values":  # a switch: the planner's room values as inputs (network.py)
             if isinstance(v, bool) or v not in (0, 1, 2, 3, 4):
-                return f"net.room_values must be 0, 1, 2, 3 or 4, got {v!r}"
+                return f"net.room_values must be 0, 1, 2, 3 or 4, got {short(v)}"
             continue
         if k in ("floor_squares", "roll_scores"):  # switches of the move-score term (network.py)
             if not isinstance(v, bool) or (v and net.get("room_values", 0) not in (3, 4)):
-                return f"net.{k} must be a bool, true only with room_values 3 or 4, got {v!r}"
+                return f"net.{k} must be a bool, true only with room_values 3 or 4, got {short(v)}"
             continue
         hi = NET_BOUNDS[k]
         if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= hi:
-            return f"net.{k} must be an integer in 1..{hi}, got {v!r}"
+            return f"net.{k} must be an integer in 1..{hi}, got {short(v)}"
     return None
 
 
@@ -289,24 +289,24 @@ def _convert(where: str, value: Any, default: Any, typ: Any) -> Any:
     t = str(typ)
     if t.startswith("tuple[tuple[str"):
         if not isinstance(value, (list, tuple)) or not value:
-            raise TrainConfigError(f"{where} must be a non-empty list of line-ups (lists of agent specs), got {value!r}")
+            raise TrainConfigError(f"{where} must be a non-empty list of line-ups (lists of agent specs), got {short(value)}")
         out = []
         for lineup in value:
             if not isinstance(lineup, (list, tuple)) or not 2 <= len(lineup) <= 6 or not all(isinstance(s, str) for s in lineup):
-                raise TrainConfigError(f"{where}: each line-up is a list of 2-6 agent specs, got {lineup!r}")
+                raise TrainConfigError(f"{where}: each line-up is a list of 2-6 agent specs, got {short(lineup)}")
             out.append(tuple(lineup))
         return tuple(out)
     if t.startswith("tuple[float"):
         if value is None and "None" in t:
             return None
         if not isinstance(value, (list, tuple)) or not all(_is_number(v) and v >= 0 for v in value):
-            raise TrainConfigError(f"{where} must be a list of non-negative numbers, got {value!r}")
+            raise TrainConfigError(f"{where} must be a list of non-negative numbers, got {short(value)}")
         return tuple(float(v) for v in value)
     if t.startswith("tuple[str"):
         if default == () and isinstance(value, (list, tuple)) and not value:
             return ()  # an empty list where the default is one (accusation.record: every seat)
         if not isinstance(value, (list, tuple)) or not value or not all(isinstance(v, str) and v for v in value):
-            raise TrainConfigError(f"{where} must be a non-empty list of agent specs, got {value!r}")
+            raise TrainConfigError(f"{where} must be a non-empty list of agent specs, got {short(value)}")
         return tuple(value)
     if t.startswith("tuple[int"):
         if isinstance(value, int) and not isinstance(value, bool):
@@ -316,27 +316,27 @@ def _convert(where: str, value: Any, default: Any, typ: Any) -> Any:
             or not value
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
         ):
-            raise TrainConfigError(f"{where} must be a player count or a list of them, got {value!r}")
+            raise TrainConfigError(f"{where} must be a player count or a list of them, got {short(value)}")
         return tuple(value)
     if t in ("bool", "<class 'bool'>"):
         if not isinstance(value, bool):
-            raise TrainConfigError(f"{where} must be true or false, got {value!r}")
+            raise TrainConfigError(f"{where} must be true or false, got {short(value)}")
         return value
     if t in ("int", "<class 'int'>"):
         if isinstance(value, bool) or not isinstance(value, int):
-            raise TrainConfigError(f"{where} must be an integer, got {value!r}")
+            raise TrainConfigError(f"{where} must be an integer, got {short(value)}")
         return value
     if t.startswith("float"):
         if value is None and "None" in t:
             return None
         if not _is_number(value):
-            raise TrainConfigError(f"{where} must be a number, got {value!r}")
+            raise TrainConfigError(f"{where} must be a number, got {short(value)}")
         return float(value)
     if t in ("str", "<class 'str'>"):
         if default == "" and value == "":
             return value  # the default "none" (init), as TrainConfig.to_dict writes it
         if not isinstance(value, str) or not value:
-            raise TrainConfigError(f"{where} must be a non-empty string, got {value!r}")
+            raise TrainConfigError(f"{where} must be a non-empty string, got {short(value)}")
         return value
     raise TrainConfigError(f"{where}: unsupported field type {t}")  # pragma: no cover
 
@@ -353,11 +353,11 @@ def _is_number(v: Any) -> bool:
 
 def _build(cls: Any, data: Any, where: str) -> Any:
     if not isinstance(data, dict):
-        raise TrainConfigError(f"{where} must be a mapping, got {data!r}")
+        raise TrainConfigError(f"{where} must be a mapping, got {short(data)}")
     fields = {f.name: f for f in dataclasses.fields(cls)}
     unknown = [k for k in data if k not in fields]
     if unknown:
-        raise TrainConfigError(f"unknown key(s) {unknown} in {where}; known: {', '.join(fields)}")
+        raise TrainConfigError(f"unknown key(s) {short(unknown)} in {where}; known: {', '.join(fields)}")
     kw = {}
     for k, v in data.items():
         key = f"{where}.{k}" if where != "config" else k
@@ -373,7 +373,7 @@ def _build(cls: Any, data: Any, where: str) -> Any:
 def _positive(where: str, **values: float | None) -> None:
     for k, v in values.items():
         if v is not None and v <= 0:
-            raise TrainConfigError(f"{where}.{k} must be positive, got {v!r}")
+            raise TrainConfigError(f"{where}.{k} must be positive, got {short(v)}")
 
 
 def _check(obj: Any, where: str) -> None:
@@ -388,11 +388,11 @@ def _check(obj: Any, where: str) -> None:
         _at_most(where, MAX_GAMES, games=obj.games, dagger_games=obj.dagger_games)
         _at_most(where, 100, dagger_rounds=obj.dagger_rounds)
         if obj.value_coef < 0:
-            raise TrainConfigError(f"{where}.value_coef must be >= 0, got {obj.value_coef}")
+            raise TrainConfigError(f"{where}.value_coef must be >= 0, got {short(obj.value_coef)}")
         if not any(obj.teacher in lineup for lineup in obj.lineups):
-            raise TrainConfigError(f"{where}.lineups: no line-up seats the teacher {obj.teacher!r}")
+            raise TrainConfigError(f"{where}.lineups: no line-up seats the teacher {short(obj.teacher)}")
         if not 0 < obj.gamma <= 1:
-            raise TrainConfigError(f"{where}.gamma must be in (0, 1], got {obj.gamma}")
+            raise TrainConfigError(f"{where}.gamma must be in (0, 1], got {short(obj.gamma)}")
         weights = {"move_weight": obj.move_weight, "suggest_weight": obj.suggest_weight,
                    "refute_weight": obj.refute_weight, "accuse_weight": obj.accuse_weight}  # fmt: skip
         negative = [k for k, v in weights.items() if v < 0]
@@ -405,20 +405,21 @@ def _check(obj: Any, where: str) -> None:
                   batch_size=obj.batch_size, n_epochs=obj.n_epochs, clip_range=obj.clip_range,
                   checkpoint_every=obj.checkpoint_every, torch_threads=obj.torch_threads)  # fmt: skip
         if obj.timesteps < 0:
-            raise TrainConfigError(f"{where}.timesteps must be >= 0, got {obj.timesteps}")
+            raise TrainConfigError(f"{where}.timesteps must be >= 0, got {short(obj.timesteps)}")
         if obj.workers < 0 or obj.update_threads < 0:
             raise TrainConfigError(f"{where}: workers and update_threads must be >= 0 (0: one per core)")
         if obj.opponent_weights is not None and len(obj.opponent_weights) != len(obj.opponents):
             raise TrainConfigError(f"{where}.opponent_weights needs one weight per opponent ({len(obj.opponents)})")
         if obj.opponent_weights is not None and not sum(obj.opponent_weights) > 0:
-            raise TrainConfigError(f"{where}.opponent_weights must have a positive sum, got {list(obj.opponent_weights)}")
+            raise TrainConfigError(f"{where}.opponent_weights must have a positive sum, got {short(list(obj.opponent_weights))}")
         if obj.opponent_draw not in OPPONENT_DRAWS:
-            raise TrainConfigError(f"{where}.opponent_draw must be one of {', '.join(OPPONENT_DRAWS)}, got {obj.opponent_draw!r}")
+            draws = ", ".join(OPPONENT_DRAWS)
+            raise TrainConfigError(f"{where}.opponent_draw must be one of {draws}, got {short(obj.opponent_draw)}")
         if obj.opponent_draw == "lineup" and obj.opponent_weights is not None:
             raise TrainConfigError(f"{where}.opponent_weights has no meaning with opponent_draw: lineup (every opponent plays)")
         _positive(where, max_grad_norm=obj.max_grad_norm, target_kl=obj.target_kl)
         if obj.vf_coef < 0:
-            raise TrainConfigError(f"{where}.vf_coef must be >= 0, got {obj.vf_coef}")
+            raise TrainConfigError(f"{where}.vf_coef must be >= 0, got {short(obj.vf_coef)}")
         if obj.batch_size < 2:
             raise TrainConfigError(f"{where}.batch_size must be at least 2 (advantages are normalised per batch)")
         _at_most(where, MAX_ENVS, n_envs=obj.n_envs)
@@ -438,16 +439,16 @@ def _check(obj: Any, where: str) -> None:
             raise TrainConfigError(f"{where}: games and weight_decay must be >= 0")
         _at_most(where, MAX_GAMES, games=obj.games)
         if obj.hidden > 1024:
-            raise TrainConfigError(f"{where}.hidden must be at most 1024, got {obj.hidden}")
+            raise TrainConfigError(f"{where}.hidden must be at most 1024, got {short(obj.hidden)}")
         if not 0 <= obj.held_out < 1:
-            raise TrainConfigError(f"{where}.held_out must be in [0, 1), got {obj.held_out}")
+            raise TrainConfigError(f"{where}.held_out must be in [0, 1), got {short(obj.held_out)}")
         if not (isinstance(obj.members, int) and not isinstance(obj.members, bool) and 1 <= obj.members <= MAX_MEMBERS):
-            raise TrainConfigError(f"{where}.members must be an int in 1..{MAX_MEMBERS}, got {obj.members!r}")
+            raise TrainConfigError(f"{where}.members must be an int in 1..{MAX_MEMBERS}, got {short(obj.members)}")
         if obj.features not in ROW_WIDTH:
             sets = ", ".join(map(str, sorted(ROW_WIDTH)))
-            raise TrainConfigError(f"{where}.features must be one of {sets} (the head's feature set), got {obj.features!r}")
+            raise TrainConfigError(f"{where}.features must be one of {sets} (the head's feature set), got {short(obj.features)}")
         if not obj.lineups or any(not 2 <= len(lu) <= 6 for lu in obj.lineups):
-            raise TrainConfigError(f"{where}.lineups: each line-up needs 2-6 seats, got {obj.lineups}")
+            raise TrainConfigError(f"{where}.lineups: each line-up needs 2-6 seats, got {short(obj.lineups)}")
         if obj.record:
             missing = [list(lu) for lu in obj.lineups if not any(s in obj.record for s in lu)]
             if missing:
@@ -468,7 +469,7 @@ def _check(obj: Any, where: str) -> None:
         for k in ("num_cpus_per_env_runner", "num_cpus_per_learner", "num_gpus_per_learner"):
             v = getattr(obj, k)
             if not 0 <= v <= 256:
-                raise TrainConfigError(f"{where}.{k} must be in 0..256, got {v}")
+                raise TrainConfigError(f"{where}.{k} must be in 0..256, got {short(v)}")
         if obj.num_gpus_per_learner > 0 and obj.num_learners == 0:
             raise TrainConfigError(f"{where}.num_gpus_per_learner needs num_learners >= 1 (a remote learner holds the GPU)")
     elif isinstance(obj, EvalConfig):
@@ -477,11 +478,11 @@ def _check(obj: Any, where: str) -> None:
         _at_most(where, MAX_WORKERS, workers=obj.workers)
         _seed_range(f"{where}.seed", obj.seed)
         if not 2 <= obj.num_players <= 6:
-            raise TrainConfigError(f"{where}.num_players must be a player count in 2..6, got {obj.num_players}")
+            raise TrainConfigError(f"{where}.num_players must be a player count in 2..6, got {short(obj.num_players)}")
     elif isinstance(obj, TrainConfig):
         _check_name(obj.name)
         if obj.backend not in BACKENDS:
-            raise TrainConfigError(f"backend must be one of {', '.join(BACKENDS)}, got {obj.backend!r}")
+            raise TrainConfigError(f"backend must be one of {', '.join(BACKENDS)}, got {short(obj.backend)}")
         _seed_range("seed", obj.seed)
         if obj.imitation.from_init and not obj.init:
             raise TrainConfigError("imitation.from_init: true needs init (the policy file the stage starts from)")
@@ -508,13 +509,13 @@ def _check_name(name: str) -> None:
     if len(name) > 100 or name in (".", "..") or any(c in name for c in "/\\") or not name.isprintable() or name != name.strip():
         raise TrainConfigError(
             f"name must be a plain file name (the default run directory is runs/<name>): up to 100 printable "
-            f"characters, no '/' or '\\', not '.' or '..', got {name!r}"
+            f"characters, no '/' or '\\', not '.' or '..', got {short(name)}"
         )
 
 
 def _seed_range(key: str, seed: int) -> None:
     if not 0 <= seed <= MAX_SEED:
-        raise TrainConfigError(f"{key} must be an integer in 0..{MAX_SEED} (a 32-bit seed), got {seed}")
+        raise TrainConfigError(f"{key} must be an integer in 0..{MAX_SEED} (a 32-bit seed), got {short(seed)}")
 
 
 def _check_players(cfg: TrainConfig) -> None:
@@ -526,30 +527,37 @@ def _check_players(cfg: TrainConfig) -> None:
     except ConfigError as e:
         raise TrainConfigError(f"rules: {e}") from None
     lo, hi = rules.min_players, rules.max_players
-    allowed = f"{lo}..{hi} under the rules {cfg.rules!r}"
+    allowed = f"{lo}..{hi} under the rules {short(cfg.rules)}"
     bad = [n for n in cfg.num_players if not lo <= n <= hi]
     if bad:
-        raise TrainConfigError(f"num_players: {bad} not in {allowed}")
+        raise TrainConfigError(f"num_players: {short(bad)} not in {allowed}")
     if not lo <= cfg.eval.num_players <= hi:
-        raise TrainConfigError(f"eval.num_players must be in {allowed}, got {cfg.eval.num_players}")
+        raise TrainConfigError(f"eval.num_players must be in {allowed}, got {short(cfg.eval.num_players)}")
     stages = [("imitation.lineups", cfg.imitation.lineups, cfg.imitates())]
     stages.append(("accusation.lineups", cfg.accusation.lineups, cfg.accusation.games > 0))
     for key, lineups, used in stages:
         wrong = [list(lu) for lu in lineups if not lo <= len(lu) <= hi]
         if used and wrong:
-            raise TrainConfigError(f"{key}: line-up(s) {wrong} seat a number of players not in {allowed}")
+            raise TrainConfigError(f"{key}: line-up(s) {short(wrong)} seat a number of players not in {allowed}")
+
+
+#: the largest training config file read (the shipped ones are under 4 KiB)
+CONFIG_FILE_LIMIT = 1 << 20
 
 
 def load_train_config(source: str | dict[str, Any]) -> TrainConfig:
-    """A :class:`TrainConfig` from a YAML path or a mapping (validated)."""
+    """A :class:`TrainConfig` from a YAML path or a mapping (validated). A file is read within
+    bounds (:mod:`clue_env.fileio`: at most ``CONFIG_FILE_LIMIT`` bytes of a regular file, YAML's
+    safe loader without anchors or aliases, nesting at most 32 deep); every refusal is one line."""
     if isinstance(source, str):
-        if not os.path.isfile(source):
+        if not os.path.lexists(source):
             raise TrainConfigError(f"training config {source!r} does not exist (see configs/train/)")
         try:
-            with open(source, encoding="utf-8") as f:
-                data = yaml.safe_load(f)
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-            raise TrainConfigError(f"cannot read training config {source!r}: {e}") from None
+            data = loads_yaml(read_regular(source, CONFIG_FILE_LIMIT, "training config"), f"training config {source!r}")
+        except InputError as e:
+            raise TrainConfigError(f"cannot read {e}") from None
+        except ValueError as e:  # e.g. an integer over Python's digit limit
+            raise TrainConfigError(f"cannot read training config {source!r}: {one_line(str(e), 200)}") from None
         if data is None:
             data = {}
     else:

@@ -25,6 +25,13 @@ are the SB3 vectoriser's: RLlib's layout is the ``rllib`` section.
 Resume restores the learner (weights, optimizer) from the checkpoint and reseeds the env runners
 from (seed, chunks done); unlike the SB3 path a resumed run is not step-for-step equal to an
 uninterrupted one (env runners sample asynchronously).
+
+The checkpoint is read as data, never code (:func:`read_checkpoint`): RLlib's restore would
+``pickle.load`` a folder's ``.pkl`` state file where its ``.msgpack`` one is missing, and
+msgpack_numpy's decoder unpickles an array of Python objects. So before RLlib reads anything the
+whole tree is checked (bounded sizes; no links, no ``.pkl`` state, one ``.msgpack`` state file per
+folder, every array in it of plain numbers), and RLlib restores from a private copy that holds the
+checked ``.msgpack`` files only.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..fileio import InputError, depth, loads_json, one_line, read_regular, short
 from .checkpoint import save_policy
 
 if TYPE_CHECKING:
@@ -50,6 +58,19 @@ MODULE_ID = "default_policy"
 #: the PPO checkpoint directory of a run (under checkpoints/) and its progress record
 CKPT_DIR = "rllib"
 PROGRESS = "progress.json"
+#: the file RLlib writes beside each state file (pickled constructor arguments): its restore never
+#: reads it, and it is never copied to the tree RLlib restores from
+CTOR_FILE = "class_and_ctor_args.pkl"
+#: bounds on an RLlib checkpoint: files and folders in it, bytes of one state file and of all of
+#: them (the largest network's weights and optimizer moments fit with room to spare), bytes of a
+#: JSON file, and how deeply a state nests
+MAX_CHECKPOINT_ENTRIES = 1000
+STATE_FILE_LIMIT = 1 << 30
+CHECKPOINT_LIMIT = 2 << 30
+JSON_FILE_LIMIT = 1 << 20
+MAX_STATE_DEPTH = 64
+#: the numpy dtype kinds a state's arrays may have: booleans, numbers, byte and text strings
+_PLAIN_KINDS = "biufcSU"
 
 
 def ray_version() -> str:
@@ -250,16 +271,138 @@ def placement(algo: Any) -> list[dict[str, Any]]:
     return list(rows)
 
 
+class _Refused(Exception):
+    pass
+
+
+def _array_problem(obj: dict[Any, Any]) -> str | None:
+    """Why the msgpack_numpy array map ``obj`` is not an array of plain numbers (or strings)."""
+    kind = obj.get(b"kind", obj.get("kind", b""))
+    if kind in (b"O", "O"):
+        return "an array of Python objects, which msgpack_numpy would rebuild with pickle.loads"
+    if kind not in (b"", ""):
+        return f"an array of kind {short(kind, 20)}, not plain numbers"
+    descr = obj.get(b"type", obj.get("type"))
+    if not isinstance(descr, str):
+        return "an array of a structured dtype, not plain numbers"
+    try:
+        dtype = np.dtype(descr)
+    except (TypeError, ValueError):
+        return f"an array of dtype {short(descr, 40)}, which numpy does not know"
+    if dtype.hasobject or dtype.kind not in _PLAIN_KINDS:
+        return f"an array of dtype {short(descr, 40)}, not plain numbers"
+    return None
+
+
+def state_problem(raw: bytes) -> str | None:
+    """Why ``raw``, an RLlib state file, is not plain data, or ``None``. It is decoded with msgpack's
+    own decoder (not msgpack_numpy's, which unpickles object arrays), and must nest at most
+    :data:`MAX_STATE_DEPTH` deep; every map msgpack_numpy would turn into a numpy array must be one
+    of plain numbers (or strings): an array of Python objects, a structured or unknown dtype is refused."""
+    try:
+        from msgpack._cmsgpack import unpackb
+    except ImportError:  # msgpack without its C extension
+        from msgpack.fallback import unpackb
+
+    def hook(obj: dict[Any, Any]) -> dict[Any, Any]:
+        if b"nd" in obj or "nd" in obj:
+            problem = _array_problem(obj)
+            if problem:
+                raise _Refused(problem)
+        return obj
+
+    try:
+        doc = unpackb(raw, object_hook=hook, strict_map_key=False)
+    except _Refused as e:
+        return str(e)
+    except (ValueError, TypeError, RecursionError) as e:  # msgpack's errors are ValueErrors
+        return f"not msgpack data ({one_line(str(e) or type(e).__name__, 120)})"
+    if depth(doc) > MAX_STATE_DEPTH:
+        return f"nested more than {MAX_STATE_DEPTH} deep"
+    return None
+
+
+def read_checkpoint(latest: str, dest: str | None = None) -> None:
+    """Check the run's RLlib checkpoint folder ``latest`` as data before RLlib reads any of it; with
+    ``dest``, copy its checked state files there: the tree :func:`ppo_stage` has RLlib restore from.
+
+    RLlib's ``restore_from_path`` reads each folder's state file: the ``.msgpack`` one, or, where
+    that is missing, a ``.pkl`` one with ``pickle.load``; and msgpack_numpy rebuilds an array of
+    Python objects with ``pickle.loads``. So this refuses, with a ``ValueError`` naming the file: a
+    symbolic link, or anything but regular files and folders; a ``.pkl`` file other than RLlib's
+    :data:`CTOR_FILE` (which the restore never reads); a folder without exactly one ``.msgpack``
+    state file; a state file that :func:`state_problem` refuses or over :data:`STATE_FILE_LIMIT`
+    bytes; a JSON file over :data:`JSON_FILE_LIMIT` bytes or not bounded JSON; more than
+    :data:`MAX_CHECKPOINT_ENTRIES` entries or :data:`CHECKPOINT_LIMIT` bytes in all. Only the
+    ``.msgpack`` files are copied to ``dest``, so RLlib finds nothing else there to read."""
+    todo = "it was not written by train.py: restore the run's own checkpoint, or start a new run with another --out"
+
+    def refuse(rel: str, problem: str) -> ValueError:
+        where = os.path.join(latest, rel) if rel else latest
+        return ValueError(f"the RLlib checkpoint is refused: {where!r}: {problem}; {todo}")
+
+    if not os.path.isdir(latest) or os.path.islink(latest):
+        raise refuse("", "not a folder")
+    entries = total = 0
+    folders = [""]
+    while folders:
+        rel_dir = folders.pop()
+        try:
+            with os.scandir(os.path.join(latest, rel_dir)) as it:
+                listing = sorted(it, key=lambda e: e.name)
+        except OSError as e:
+            raise refuse(rel_dir, f"cannot be listed ({e.strerror or e})") from None
+        states = []
+        for entry in listing:
+            rel = os.path.join(rel_dir, entry.name)
+            entries += 1
+            if entries > MAX_CHECKPOINT_ENTRIES:
+                raise refuse("", f"it holds more than {MAX_CHECKPOINT_ENTRIES} files and folders")
+            if entry.is_symlink():
+                raise refuse(rel, "a symbolic link")
+            if entry.is_dir(follow_symlinks=False):
+                folders.append(rel)
+                continue
+            if not entry.is_file(follow_symlinks=False):
+                raise refuse(rel, "not a regular file")
+            name = entry.name
+            if name == CTOR_FILE:
+                continue  # RLlib's; the restore never reads it, and it is not copied
+            try:
+                if name.endswith(".pkl"):
+                    raise refuse(rel, "a pickled state file, which RLlib would load with pickle.load")
+                if name.endswith(".json"):
+                    loads_json(read_regular(entry.path, JSON_FILE_LIMIT, "RLlib record"), repr(entry.path))
+                elif name.endswith(".msgpack"):
+                    raw = read_regular(entry.path, STATE_FILE_LIMIT, "RLlib state file")
+                    total += len(raw)
+                    if total > CHECKPOINT_LIMIT:
+                        raise refuse("", f"its state files hold more than {CHECKPOINT_LIMIT >> 20} MiB")
+                    problem = state_problem(raw)
+                    if problem:
+                        raise refuse(rel, problem)
+                    states.append(rel)
+                    if dest is not None:
+                        os.makedirs(os.path.join(dest, rel_dir), exist_ok=True)
+                        with open(os.path.join(dest, rel), "wb") as f:
+                            f.write(raw)
+                    del raw
+            except InputError as e:
+                raise refuse(rel, str(e)) from None
+        if len(states) != 1:
+            found = f"{len(states)}: {short(states, 120)}" if states else "none"
+            raise refuse(rel_dir, f"a folder needs exactly one .msgpack state file (found {found})")
+
+
 def read_progress(ckpt_root: str) -> dict[str, Any] | None:
     """``{"chunks": c, "timesteps": t}`` of the run's RLlib checkpoint, or ``None`` without one."""
     path = os.path.join(ckpt_root, CKPT_DIR, "latest", PROGRESS)
-    if not os.path.isfile(path):
+    if not os.path.lexists(path):
         return None
     try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"--resume: {path!r} cannot be read ({e}); the RLlib checkpoint is damaged") from None
+        data = loads_json(read_regular(path, JSON_FILE_LIMIT, "RLlib progress record"), repr(path))
+    except InputError as e:
+        raise ValueError(f"--resume: {e}; the RLlib checkpoint is damaged") from None
     ok = isinstance(data, dict) and all(isinstance(data.get(k), int) and data[k] >= 0 for k in ("chunks", "timesteps"))
     if not ok:
         raise ValueError(f"--resume: {path!r} is not an RLlib progress record; the RLlib checkpoint is damaged")
@@ -329,7 +472,12 @@ def ppo_stage(trainer: Trainer, net: Any, address: str | None = None) -> Any:
             set_module_state(algo, net)
             if progress is not None:
                 latest = os.path.join(trainer.ckpt, CKPT_DIR, "latest")
-                algo.restore_from_path(latest)
+                staged = tempfile.mkdtemp(prefix="clue-rllib-restore-")
+                try:  # checked again, and only its checked msgpack state files are handed to RLlib
+                    read_checkpoint(latest, staged)
+                    algo.restore_from_path(staged)
+                finally:
+                    shutil.rmtree(staged, ignore_errors=True)
                 algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, inference_only=True)
                 trainer._log(f"resume: RLlib PPO from chunk {done} ({ts} timesteps, {latest})")
                 policy_path = os.path.join(trainer.ckpt, f"policy_{ts}.pt")
@@ -399,4 +547,14 @@ def ppo_stage(trainer: Trainer, net: Any, address: str | None = None) -> Any:
             algo.stop()
 
 
-__all__ = ["ppo_stage", "algo_config", "export_net", "ray_session", "read_progress", "ray_version", "EnvCreator"]
+__all__ = [
+    "ppo_stage",
+    "algo_config",
+    "export_net",
+    "ray_session",
+    "read_checkpoint",
+    "read_progress",
+    "ray_version",
+    "state_problem",
+    "EnvCreator",
+]

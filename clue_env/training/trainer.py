@@ -17,8 +17,9 @@ torch and the action sampling from ``(seed, chunk)``, so an interrupted run resu
 last checkpoint continues exactly as an uninterrupted one (episodes in flight at a chunk
 boundary are dropped, in both). A checkpoint is one file holding the weights, the optimizer state
 and the chunk count, written atomically, so an interruption at any point leaves a consistent pair.
-Resuming reads only tensors and numbers from it (``torch.load(weights_only=True)``) and rebuilds
-the model from the config: a run directory is data, never code. Agents are injected
+Resuming reads only tensors and numbers from it (``torch.load(weights_only=True)``, and an RLlib
+checkpoint's msgpack state checked as plain data) and rebuilds the model from the config: a run
+directory is data, never code. Every file of it is read within bounds (size, nesting, memory). Agents are injected
 (``factory_for(spec)`` and ``evaluate``): ``clue_env`` never imports ``agents``.
 
 :meth:`Trainer.validate` makes every check that can fail (the output directory, the resumed run's
@@ -46,6 +47,7 @@ import yaml
 
 from ..engine.config import RulesConfig, load_rules
 from ..engine.errors import ConfigError
+from ..fileio import InputError, loads_json, read_regular
 from .checkpoint import (
     CheckpointError,
     apply_ppo_checkpoint,
@@ -67,6 +69,41 @@ Evaluate = Callable[[str, str, int, int, int, int], dict[str, Any]]
 #: the PPO checkpoint of a run directory, and the SB3 zip older versions wrote instead
 PPO_CHECKPOINT = "ppo_latest.pt"
 LEGACY_PPO_CHECKPOINT = "ppo_latest.zip"
+#: the largest run record (run.json) and evaluation log (eval.jsonl) read, and the most rows the log may hold
+RUN_RECORD_LIMIT = 16 << 20
+EVAL_LOG_LIMIT = 64 << 20
+EVAL_MAX_ROWS = 100_000
+
+
+def read_run_record(out: str) -> dict[str, Any]:
+    """The run record ``out/run.json`` (a JSON object), read within bounds (:mod:`clue_env.fileio`);
+    ``ValueError`` naming the file and the problem, in one line."""
+    path = os.path.join(out, "run.json")
+    try:
+        record = loads_json(read_regular(path, RUN_RECORD_LIMIT, "run record"), repr(path))
+    except InputError as e:
+        raise ValueError(f"{e}; the run directory is damaged") from None
+    if not isinstance(record, dict):
+        raise ValueError(f"{path!r} is not a run record (a JSON object); the run directory is damaged")
+    return record
+
+
+def read_eval_log(out: str) -> list[dict[str, Any]]:
+    """The rows (JSON objects) of ``out/eval.jsonl``, none if it is missing, read within bounds: at
+    most ``EVAL_LOG_LIMIT`` bytes in at most ``EVAL_MAX_ROWS`` lines, each line's JSON bounded as
+    :func:`~clue_env.fileio.loads_json` bounds it. ``ValueError`` naming the file, the line and the
+    problem, in one line."""
+    path = os.path.join(out, "eval.jsonl")
+    if not os.path.lexists(path):
+        return []
+    try:
+        raw = read_regular(path, EVAL_LOG_LIMIT, "evaluation log")
+        if raw.count(b"\n") > EVAL_MAX_ROWS:
+            raise InputError(f"{path!r} has more than {EVAL_MAX_ROWS:,} lines")
+        rows = [loads_json(ln, f"{path!r} line {i}") for i, ln in enumerate(raw.split(b"\n"), 1) if ln.strip()]
+    except InputError as e:
+        raise ValueError(f"{e}; move it away to start its rows afresh") from None
+    return [r for r in rows if isinstance(r, dict)]
 
 
 def atomic_write_text(path: str, text: str) -> None:
@@ -230,15 +267,11 @@ class Trainer:
             raise FileNotFoundError(f"nothing to resume in {self.out!r} (no run.json); start the run without --resume")
 
     def _check_resume(self) -> None:
-        marker = os.path.join(self.out, "run.json")
         try:
-            with open(marker, encoding="utf-8") as f:
-                record = json.load(f)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise ValueError(f"--resume: {marker!r} cannot be read ({e}); the run directory is damaged") from None
-        if not isinstance(record, dict):
-            raise ValueError(f"--resume: {marker!r} is not a run record (a JSON object); the run directory is damaged")
-        self._run_record = record
+            self._run_record = read_run_record(self.out)
+            self.eval_rows = read_eval_log(self.out)
+        except ValueError as e:
+            raise ValueError(f"--resume: {e}") from None
         old = run_config(self.out)
         if old is not None:
             a, b = old.to_dict(), self.cfg.to_dict()
@@ -253,21 +286,18 @@ class Trainer:
                     f"--resume: the config differs from the run's ({os.path.join(self.out, 'config.yaml')}) in {diff}; "
                     "only ppo.timesteps (and the rllib layout) may change (pass --timesteps)"
                 )
-        ev = os.path.join(self.out, "eval.jsonl")
-        if os.path.exists(ev):
-            try:
-                with open(ev, encoding="utf-8") as f:
-                    rows = [json.loads(line) for line in f if line.strip()]
-            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-                raise ValueError(f"--resume: {ev!r} cannot be read ({e}); move it away to start its rows afresh") from None
-            self.eval_rows = [r for r in rows if isinstance(r, dict)]
         imitation = os.path.join(self.ckpt, "imitation.pt")
         if self.cfg.imitates() and os.path.exists(imitation):
             load_policy(imitation)  # a damaged file is refused now, not after the run record is rewritten
         if self.cfg.ppo.timesteps > 0 and self.cfg.backend == "rllib":
-            from .rllib_backend import read_progress
+            from .rllib_backend import CKPT_DIR, read_checkpoint, read_progress
 
             progress = read_progress(self.ckpt)
+            if progress is not None:  # the state RLlib would restore, checked as data now
+                try:
+                    read_checkpoint(os.path.join(self.ckpt, CKPT_DIR, "latest"))
+                except ValueError as e:
+                    raise ValueError(f"--resume: {e}") from None
             if progress is not None and progress["chunks"] > self.n_chunks:
                 raise ValueError(
                     f"--resume: the run has trained {progress['timesteps']} PPO timesteps, more than the target "
@@ -738,8 +768,7 @@ class Trainer:
         if head is None and self.cfg.init and self.cfg.imitates():
             head = read_policy_file(self.cfg.init).get("accusation")  # the init's head, as the DAgger driver played it
         final = os.path.join(self.out, "policy.pt")
-        with open(os.path.join(self.out, "run.json"), encoding="utf-8") as f:
-            run = json.load(f)
+        run = read_run_record(self.out)
         meta = {
             "name": self.cfg.name,
             "command": " ".join(self.command),
