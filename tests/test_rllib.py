@@ -6,8 +6,12 @@ Needs the ``[ray]`` extra; skipped without it (``make test`` runs these in ``.ve
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
+import pickle
+import shlex
 import shutil
 import tempfile
 
@@ -152,3 +156,121 @@ def test_a_failing_env_runner_stops_the_run_loudly(tmp_path):
         ppo_stage(trainer, CluePolicyNet(**cfg.net.__dict__))
     assert type(err.value).__name__ in ("ActorDiedError", "RayTaskError", "RuntimeError") or "failed" in str(err.value)
     assert not (tmp_path / "run" / "policy.pt").exists()
+
+
+# ---------------------------------------------------------------------- the checkpoint is data, not code
+class _Payload:
+    """Unpickling this runs a shell command that creates ``marker``: stands for any code in a pickle."""
+
+    def __init__(self, marker) -> None:
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (os.system, (f"touch {shlex.quote(self.marker)}",))
+
+
+@pytest.fixture(scope="module")
+def rllib_run(tmp_path_factory):
+    """A run directory as --resume reads it: run.json, config.yaml (the smoke config) and an RLlib
+    checkpoint of chunk 1, saved from a freshly built algorithm (no env runners: quick)."""
+    from agents import SpecFactory
+    from clue_env.training.config import load_train_config
+    from clue_env.training.rllib_backend import algo_config, save_checkpoint, set_module_state
+    from clue_env.training.trainer import Trainer
+
+    out = tmp_path_factory.mktemp("rllib_resume") / "run"
+    cfg = load_train_config(SMOKE)
+    trainer = Trainer(cfg.with_backend(num_env_runners=0, envs_per_env_runner=1), str(out), SpecFactory, None, progress=False)
+    net = CluePolicyNet(**cfg.net.__dict__)
+    algo = algo_config(trainer, net, 0).build_algo()
+    try:
+        set_module_state(algo, net)
+        save_checkpoint(algo, str(out / "checkpoints"), 1, 1024)
+    finally:
+        algo.stop()
+    (out / "run.json").write_text("{}")
+    (out / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    return out
+
+
+def _object_array_state(raw: bytes, marker) -> bytes:
+    """The msgpack state ``raw`` with an array of Python objects added, as msgpack_numpy writes one
+    (pickled): msgpack_numpy's decoder would unpickle it."""
+    import msgpack_numpy
+
+    state = msgpack_numpy.unpackb(raw, strict_map_key=False)
+    state["planted"] = np.array([_Payload(marker)], dtype=object)
+    return msgpack_numpy.packb(state)
+
+
+def test_resume_refuses_pickled_rllib_state_and_runs_nothing(rllib_run, tmp_path):
+    """A state.pkl where RLlib would pickle.load it, an array of objects inside a state.msgpack, a
+    symbolic link: --resume refuses each before RLlib reads anything, changes nothing, runs nothing."""
+    import msgpack_numpy
+
+    marker, live = tmp_path / "MARKER", tmp_path / "LIVE"
+    learner = os.path.join("checkpoints", "rllib", "latest", "learner_group", "learner")
+
+    def pickled_state(d):
+        os.unlink(d / learner / "state.msgpack")
+        (d / learner / "state.pkl").write_bytes(pickle.dumps(_Payload(marker)))
+
+    def object_array(d):
+        path = d / learner / "state.msgpack"
+        path.write_bytes(_object_array_state(path.read_bytes(), marker))
+
+    def linked_state(d):
+        os.unlink(d / learner / "state.msgpack")
+        os.symlink("/dev/zero", d / learner / "state.msgpack")
+
+    # the planted payloads are live: RLlib's own decoders run them
+    pickle.loads(pickle.dumps(_Payload(live)))
+    assert live.exists()
+    live.unlink()
+    msgpack_numpy.unpackb(_object_array_state((rllib_run / learner / "state.msgpack").read_bytes(), live), strict_map_key=False)
+    assert live.exists()
+
+    for plant, msg in (
+        (pickled_state, "state.pkl': a pickled state file, which RLlib would load with pickle.load"),
+        (object_array, "state.msgpack': an array of Python objects"),
+        (linked_state, "state.msgpack': a symbolic link"),
+    ):
+        out = tmp_path / plant.__name__
+        shutil.copytree(rllib_run, out, symlinks=True)
+        plant(out)
+        before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and not p.is_symlink()}
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            rc = _train(["--config", SMOKE, "--out", str(out), "--resume", "--timesteps", "2048", "--quiet", "--workers", "1"])
+        assert rc == 2 and msg in err.getvalue() and "the RLlib checkpoint is refused" in err.getvalue(), err.getvalue()
+        assert "Traceback" not in err.getvalue() and len(err.getvalue().strip().splitlines()) == 1
+        assert not marker.exists()
+        assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file() and not p.is_symlink()} == before
+
+
+def test_ppo_stage_restores_from_a_copy_of_the_checked_msgpack_state_only(rllib_run, tmp_path):
+    """What RLlib restores from holds the checkpoint's msgpack state files and nothing else; the PPO
+    stage checks the checkpoint again itself, so a state planted after the checks is refused too."""
+    from agents import SpecFactory
+    from clue_env.training.config import load_train_config
+    from clue_env.training.rllib_backend import ppo_stage, read_checkpoint
+    from clue_env.training.trainer import Trainer
+
+    latest = rllib_run / "checkpoints" / "rllib" / "latest"
+    dest = tmp_path / "staged"
+    read_checkpoint(str(latest), str(dest))
+    copied = sorted(str(p.relative_to(dest)) for p in dest.rglob("*") if p.is_file())
+    assert copied and all(c.endswith(".msgpack") for c in copied)
+    assert all((dest / c).read_bytes() == (latest / c).read_bytes() for c in copied)
+    assert any(p.name.endswith(".pkl") for p in latest.rglob("*"))  # RLlib's class_and_ctor_args.pkl: never copied
+
+    out = tmp_path / "run"
+    shutil.copytree(rllib_run, out)
+    state = out / "checkpoints" / "rllib" / "latest" / "learner_group" / "learner" / "state.msgpack"
+    marker = tmp_path / "MARKER"
+    state.write_bytes(_object_array_state(state.read_bytes(), marker))
+    cfg = load_train_config(SMOKE).with_backend(num_env_runners=0, envs_per_env_runner=1)
+    trainer = Trainer(cfg, str(out), SpecFactory, None, resume=True, progress=False)
+    with pytest.raises(ValueError, match="an array of Python objects"):
+        ppo_stage(trainer, CluePolicyNet(**cfg.net.__dict__))
+    assert not marker.exists()
