@@ -17,7 +17,8 @@ run recorded (its ``--timesteps`` and ``--seed`` unless given again). The final 
 Every check (the config, every agent spec in it, the output directory, a resumed run's record and
 checkpoint) is made before any work and before anything is written. A Ctrl-C prints one line with
 the command that continues the run (the worker processes ignore it and are stopped in order). A run directory is data:
-resuming reads tensors and numbers from it, never pickled objects.
+resuming reads tensors and numbers from it, never pickled objects, and every file of it (and the config) within bounds
+of size and nesting; a refused file is a one-line error naming it (docs/training.md).
 """
 
 from __future__ import annotations
