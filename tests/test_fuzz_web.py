@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from typing import Any
 from urllib.parse import quote
 
@@ -29,6 +30,7 @@ from hypothesis import HealthCheck, event, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from agents import play_factory  # noqa: E402
+from clue_env.engine.cards import CARDS, ROOM_BASE, WEAPON_BASE  # noqa: E402
 from clue_env.play.web.server import create_app  # noqa: E402
 from clue_env.play.web.store import GameStore  # noqa: E402
 
@@ -121,8 +123,9 @@ def state(c: TestClient, store: GameStore) -> str:
     return json.dumps(out, sort_keys=True)
 
 
-def check(r: Any) -> None:
-    event(f"{r.request.method} {r.status_code}")  # pytest --hypothesis-show-statistics: the outcomes seen
+def check(r: Any, count: bool = True) -> None:
+    if count:  # pytest --hypothesis-show-statistics: the outcomes seen
+        event(f"{r.request.method} {r.status_code}")
     assert r.status_code < 500, (r.status_code, r.text)
     if r.status_code >= 400 and r.request.method != "HEAD":
         body = r.json()
@@ -283,6 +286,133 @@ def test_fuzz_a_seats_view_with_random_query_strings_is_200_or_400_and_a_refusal
         assert r.json()["seat"] == f"player_{seat}" and r.json()["log_start"] >= 0
 
 
+# ---------------------------------------------------------------------- long and many-word action texts
+#: the most a response to an action text may take (the 2-core CI machine; reading a long text used
+#: to cost time cubic in its words: 100 words 0.6 s, 250 words 8 s, 2,000 words many minutes)
+ACTION_BUDGET = 0.05
+
+
+def display_words(rules: str = "classic") -> list[str]:
+    """Every word of every card's display name and id (``Colonel``, ``Mustard``, ``lead_pipe``, ...)."""
+    from clue_env.engine.config import load_rules
+
+    cfg = load_rules(rules)
+    return sorted({w for c in CARDS for w in (*cfg.display(c).split(), c)})
+
+
+def many_words(verb: str, vocabulary: list[str], count: int) -> str:
+    """``verb`` and ``count`` words taken in turn from ``vocabulary``, cut to the words that fit
+    in :data:`TEXT_ROOM` characters (so that the body stays within 4 KiB)."""
+    text = " ".join([verb, *(vocabulary[i % len(vocabulary)] for i in range(count))])
+    return text if len(text) <= TEXT_ROOM else text[: text.rindex(" ", 0, TEXT_ROOM + 1)]
+
+
+#: the longest action text whose body (``{"action": TEXT, "version": V}``) stays within 4 KiB
+TEXT_ROOM = 4060
+
+
+def long_texts() -> list[str]:
+    """Long and many-word texts, shortest first (so that a slow reader fails on a short one, in
+    well under a second, before the long ones would take minutes)."""
+    names = display_words()
+    texts = []
+    for count in (30, 60, 120, 250, 2000):
+        texts += [many_words("accuse", names, count), many_words("suggest", names, count)]
+    texts += [
+        many_words("accuse", ["Colonel", "Mustard", "Lead", "Pipe", "Billiard", "Room"], 2000),  # real names, repeated
+        many_words("suggest", ["Mr.", "Green", "Lead", "Pipe"], 1000),
+        many_words("accuse", ["m"], 2000),  # a prefix of several suspects, 2,000 times
+        many_words("accuse", list("colonelmustardleadpipe"), 2000),  # names spelled out, 2,000 letters
+        many_words("accuse", list("colonelmustardcandlestickbilliardroom"), 37),
+        many_words("accuse", ["the", "in", "with"], 2000),  # stop words only
+        many_words("show", names, 2000),
+        many_words("toward", names, 2000),
+        "accuse " + "x" * 3990,  # one word of 4 KiB
+        "accuse" + " " * 3980 + "plum",  # whitespace runs count as one space
+        "move " + ",".join(["7"] * 1990),
+        " ".join(["roll"] * 799),
+    ]
+    assert all(len(t) <= TEXT_ROOM for t in texts) and max(len(t.split()) for t in texts) >= 2000
+    return texts
+
+
+def timed_post(c: TestClient, url: str, token: str, body: dict[str, Any]) -> tuple[Any, float]:
+    """The response to ``body`` and the time it took. A refusal that took longer than the budget
+    is sent twice more and the quickest time kept: a refusal changes nothing, so each try costs
+    the server the same work, while the pauses of a busy shared machine come and go."""
+    best, r = float("inf"), None
+    for _ in range(3):
+        t0 = time.perf_counter()
+        r = c.post(url, headers=auth(token), json=body)
+        best = min(best, time.perf_counter() - t0)
+        if best < ACTION_BUDGET or r.status_code == 200:
+            break
+    return r, best
+
+
+def test_long_and_many_word_action_texts_are_answered_within_50_ms_never_5xx_and_change_nothing():
+    """Every text, from the seat to act, from a seat not to act, and once the game is over: a 4xx
+    within :data:`ACTION_BUDGET` seconds and nothing changed (a finished game's 409 comes before
+    the text is read; the seat to act is told its text is too long or names nothing)."""
+    c, store = make_client()
+    game = store.create(["human", "human", "human"], "classic", 3, None, None)
+    session = game.session
+    tokens = {s: t for s, t in game.tokens.items()}
+    url = f"/api/games/{game.id}/actions"
+    texts = long_texts()
+    for phase in ("playing", "over"):
+        if phase == "over":  # the seat to act accuses correctly (the test reads the envelope)
+            s, w, rm = session.game.envelope
+            while not session.over:
+                legal = session.legal(session.acting)
+                right = f"accuse {CARDS[s]} {CARDS[WEAPON_BASE + w]} {CARDS[ROOM_BASE + rm]}"
+                session.act(session.acting, right if right in legal else next(t for t in legal if not t.startswith("accuse")))
+        acting = session.acting
+        seats = [acting, (acting + 1) % 3] if acting is not None else [0, 1]
+        before = state(c, store)
+        for seat in seats:
+            for text in texts:
+                body = {"action": text, "version": session.version}
+                assert len(json.dumps(body)) <= 4096
+                r, took = timed_post(c, url, tokens[seat], body)
+                check(r, count=False)
+                assert r.status_code in (400, 409), (phase, seat, text[:60], r.status_code, r.text[:200])
+                words = len(text.split())
+                assert took < ACTION_BUDGET, f"{phase}, seat {seat}, {words} words: {took * 1e3:.0f} ms ({text[:60]!r})"
+                if seat != acting:
+                    assert r.status_code == 409, r.text  # not its turn, or the game is over: the text is not read
+                assert "\n" not in r.json()["error"] and len(r.json()["error"]) <= 500
+        assert state(c, store) == before
+
+
+#: a text of up to 2,000 words (4 KiB at most) that cycles through a few words drawn from the
+#: cards' names, stop words, letters and numbers
+many_word_texts = st.tuples(
+    st.sampled_from(["accuse", "suggest", "show", "enter", "toward", "move", "ACCUSE", ""]),
+    st.lists(st.sampled_from(display_words() + ["the", "in", "with", "m", "l", "7,4", ",", "."]), min_size=1, max_size=12),
+    st.integers(0, 2000) | st.sampled_from([100, 250, 2000]),
+).map(lambda t: many_words(*t))
+
+
+@FUZZ
+@given(text=many_word_texts, to_act=st.booleans())
+def test_fuzz_many_word_action_texts_are_answered_within_50_ms_and_never_5xx(server, text, to_act):
+    c, store, g = server
+    fresh_game_if_over(c, store, g)
+    session = store._games[g["game"]].session
+    seat = session.human_to_act()
+    if seat is None:  # the agent's move is due: a read lets it play
+        c.get(f"/api/games/{g['game']}", headers=auth(g["tokens"]["player_0"]))
+        seat = session.human_to_act()
+    assert seat is not None
+    if not to_act:
+        seat = 2 - seat  # the other human seat (0 and 2)
+    body = {"action": text, "version": session.version}
+    r, took = timed_post(c, f"/api/games/{g['game']}/actions", g["tokens"][f"player_{seat}"], body)
+    check(r)
+    assert took < ACTION_BUDGET, f"{len(text.split())} words: {took * 1e3:.0f} ms ({text[:60]!r})"
+
+
 # ---------------------------------------------------------------------- replay uploads
 #: integers and floats at and past every bound a replay has (digits, steps, seeds, sizes); the
 #: floats include NaN and the infinities, which json.dumps writes as NaN / Infinity
@@ -315,7 +445,7 @@ def replay_server(tmp_path_factory: pytest.TempPathFactory) -> tuple[TestClient,
     d = tmp_path_factory.mktemp("fuzz_replays")
     run_tournament(["deduction", "deduction", "notebook"], 1, workers=1, progress=False, agent_seed=5, seed=21, replays=str(d))
     (path,) = d.iterdir()
-    limits = {"upload_burst": 10**6, "upload_interval": 0.0, "position_burst": 10**6, "position_interval": 0.0}
+    limits = {"upload_burst": 10**6, "upload_interval": 0.0, "position_budget": 1e6, "position_share": 1.0, "refusal_pause": 0.0}
     app = create_app(play_factory, agent_delay=0.0, replay_limits=limits)
     return TestClient(app, base_url=BASE_URL), json.loads(path.read_bytes())
 

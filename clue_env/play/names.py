@@ -13,6 +13,11 @@ of those word by word (``mr gr``, ``din``) or with the spaces left out (``leadp`
 wins over prefixes; two or more cards left is refused with a message naming them
 (``m``: Miss Scarlet, Colonel Mustard, ...). Nothing here knows what is legal: the caller checks.
 
+Reading a line costs little whatever its length: a name has at most as many letters as the
+longest of its kind, so a line whose names hold more letters than the verb's longest names
+together is refused at once (:func:`read_action`), and each piece of the words is resolved once.
+:func:`longest_line` is the most characters a line naming one action can take.
+
 Pure: no environment, no game, nothing random.
 """
 
@@ -44,6 +49,9 @@ FORMS: dict[str, str] = {
     "accuse": "accuse SUSPECT WEAPON ROOM",
 }
 KIND_IDS: dict[str, tuple[str, ...]] = {"suspect": SUSPECTS, "weapon": WEAPONS, "room": ROOMS, "card": CARDS}
+#: what a line may hold around each name besides the name itself: a space, ``with the`` (the
+#: longest two stop words) and a punctuation mark (``accuse Plum, with the Rope, in the Hall.``)
+AROUND_NAME = 1 + sum(len(w) + 1 for w in sorted(STOPWORDS, key=len)[-2:]) + 1
 
 
 class NameProblem(ValueError):
@@ -92,6 +100,10 @@ class Names:
             for full in (words(c), words(self.display[c])):
                 ends += [full[i:] for i in range(len(full))]
             self._aliases[c] = tuple(dict.fromkeys(ends))
+        #: the most letters (the characters of :func:`words`) a name of these cards can have
+        self.letters: int = max((len("".join(a)) for aliases in self._aliases.values() for a in aliases), default=0)
+        #: the most characters a name of these cards can have as typed: its id or display name
+        self.longest: int = max((max(len(c), len(self.display[c])) for c in self.ids), default=0)
 
     def restrict(self, ids: Iterable[str], kind: str | None = None) -> Names:
         """The same names, only for ``ids`` (a menu's choices)."""
@@ -103,6 +115,8 @@ class Names:
         if not query:
             return ()
         joined = "".join(query)
+        if len(joined) > self.letters:  # longer than every name: neither one nor the start of one
+            return ()
         exact = [c for c in self.ids if any("".join(a) == joined for a in self._aliases[c])]
         if exact:
             return tuple(exact)
@@ -129,10 +143,20 @@ def kind_names(display: Mapping[str, str] | None = None) -> dict[str, Names]:
     return {kind: Names(ids, display, kind) for kind, ids in KIND_IDS.items()}
 
 
+def longest_line(names: Mapping[str, Names]) -> int:
+    """The most characters a line naming one action can take (its whitespace runs counted as one
+    space): the verb, then each of its names at its kind's longest, with :data:`AROUND_NAME`
+    characters around each. ``names``: per kind, as from :func:`kind_names`."""
+    named = max(len(verb) + sum(AROUND_NAME + names[k].longest for k in kinds) for verb, kinds in ARGUMENTS.items())
+    return max(named, *(len(form) for form in FORMS.values()))
+
+
 def read_action(line: str, names: Mapping[str, Names]) -> str | None:
     """The SPEC text form of ``line`` when its first word is a verb taking names (``enter``,
     ``toward``, ``show``, ``suggest``, ``accuse``); ``None`` for any other line (not ours to read).
-    ``names``: per kind, as from :func:`kind_names`. Raises :class:`NameProblem` with what is wrong."""
+    ``names``: per kind, as from :func:`kind_names`. Raises :class:`NameProblem` with what is wrong.
+    A line whose words hold more letters than the verb's longest names together is refused
+    before any name is looked up; otherwise each piece of the words is resolved once."""
     parts = line.split(None, 1)
     if not parts or parts[0].casefold() not in ARGUMENTS:
         return None
@@ -142,18 +166,40 @@ def read_action(line: str, names: Mapping[str, Names]) -> str | None:
     if len(query) < len(kinds):
         needs = " and ".join(f"a {k}" for k in kinds)
         raise NameProblem(f"{verb} needs {needs}: {FORMS[verb]}")
+    room = sum(names[k].letters for k in kinds)
+    letters = sum(len(w) for w in query)
+    if letters > room:  # some piece would be longer than every name of its kind
+        typed = " ".join(query)
+        typed = typed if len(typed) <= 40 else typed[:37] + "..."
+        raise NameProblem(
+            f"{verb} {typed!r} is too long: the names of {FORMS[verb]} hold at most {room} letters "
+            f"together, these words {letters}"
+        )
+    resolved: dict[tuple[str, int, int], str | NameProblem] = {}
+
+    def piece(kind: str, a: int, b: int) -> str | NameProblem:
+        key = (kind, a, b)
+        if key not in resolved:
+            try:
+                resolved[key] = names[kind].resolve(" ".join(query[a:b]))
+            except NameProblem as e:
+                resolved[key] = e
+        return resolved[key]
+
     found: dict[tuple[str, ...], None] = {}
     best: tuple[int, NameProblem] | None = None
-    # every way of cutting the words into one piece per argument (a handful: names are short)
+    # every way of cutting the words into one piece per argument (at most a few hundred: the
+    # words hold no more letters than the names, and each piece is resolved once)
     for cuts in combinations(range(1, len(query)), len(kinds) - 1):
         bounds = (0, *cuts, len(query))
         picked: list[str] = []
         problem: NameProblem | None = None
         for kind, a, b in zip(kinds, bounds, bounds[1:]):
-            try:
-                picked.append(names[kind].resolve(" ".join(query[a:b])))
-            except NameProblem as e:
-                problem = problem or e
+            got = piece(kind, a, b)
+            if isinstance(got, NameProblem):
+                problem = problem or got
+            else:
+                picked.append(got)
         if problem is None:
             found[tuple(picked)] = None
         elif best is None or len(picked) > best[0]:
@@ -172,10 +218,12 @@ __all__ = [
     "FORMS",
     "STOPWORDS",
     "AmbiguousName",
+    "AROUND_NAME",
     "NameProblem",
     "Names",
     "UnknownName",
     "kind_names",
+    "longest_line",
     "read_action",
     "words",
 ]

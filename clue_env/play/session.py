@@ -33,7 +33,7 @@ from ..engine.events import Event
 from ..engine.wording import result_text
 from ..env import raw_env
 from ..seat_view import SeatView
-from .names import NameProblem, Names, kind_names, read_action
+from .names import NameProblem, Names, kind_names, longest_line, read_action
 from .notes import Notebook, notebook
 
 HUMAN = "human"
@@ -250,23 +250,31 @@ class GameSession:
 
     # ------------------------------------------------------------------ playing
     def parse(self, action: str | int) -> int:
-        """An action index from a text form (or an index); :class:`BadActionText` otherwise."""
+        """An action index from a text form (or an index); :class:`BadActionText` otherwise. A text
+        longer than the longest action's (:func:`~clue_env.play.names.longest_line`: whitespace
+        runs counted as one space) is refused before it is read."""
         if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
             if 0 <= int(action) < self.env.codec.n:
                 return int(action)
             raise BadActionText(f"action index {action!r} is out of range 0..{self.env.codec.n - 1}")
         if not isinstance(action, str):
             raise BadActionText(f"an action is a text form such as 'roll' or 'suggest plum rope', got {type(action).__name__}")
+        names = self._display_names()
+        size = len(" ".join(action.split()))
+        longest = longest_line(names)
+        if size > longest:
+            raise BadActionText(
+                f"the action text is too long: {size} characters, and the longest action's text "
+                f"(accuse with the longest names) needs at most {longest}"
+            )
         try:
             return self.env.text_to_action(action.strip().lower())
         except ValueError as e:
             spec_error = str(e)
         # the names as the player reads them: "suggest mr green lead pipe", "toward dining room",
-        # "show dagger", unique prefixes (issue 17, item 7); anything else keeps the SPEC form's error
-        if self._names is None:
-            self._names = kind_names({c: self.rules.display(c) for c in CARDS})
+        # "show dagger", unique prefixes; anything else keeps the SPEC form's error
         try:
-            spec_text = read_action(action, self._names)
+            spec_text = read_action(action, names)
         except NameProblem as e:
             raise BadActionText(str(e)) from None
         if spec_text is None:
@@ -276,19 +284,26 @@ class GameSession:
         except ValueError as e:
             raise BadActionText(str(e)) from None
 
+    def _display_names(self) -> dict[str, Names]:
+        """The card names per kind with the ruleset's display names (built on the first action text)."""
+        if self._names is None:
+            self._names = kind_names({c: self.rules.display(c) for c in CARDS})
+        return self._names
+
     def act(self, seat: int, action: str | int, version: int | None = None) -> str:
         """Play ``action`` for human seat ``seat``; the text form played. Refusals change nothing:
         :class:`BadActionText`, :class:`GameOverError`, :class:`NotYourTurn`, :class:`StaleVersion`,
-        :class:`IllegalAction`, :class:`NotASeat`."""
+        :class:`IllegalAction`, :class:`NotASeat`. The cheap checks come first (the seat, the game
+        over, the turn, the version), then the text is read."""
         if seat not in self._looked:
             raise NotASeat(f"{self.agent_name(seat) if 0 <= seat < self.num_players else seat} is not a human seat")
-        index = self.parse(action)
         if self.over:
             raise GameOverError("the game is over")
         if self.game.acting != seat:
             raise NotYourTurn(f"it is {self.agent_name(self.game.acting)}'s decision, not {self.agent_name(seat)}'s")
         if version is not None and version != self.version:
             raise StaleVersion(f"the game has moved on: your view is version {version}, the game is at {self.version}")
+        index = self.parse(action)
         text = self.env.action_to_text(index)
         mask = self.env.observe(self.agent_name(seat))["action_mask"]
         if not mask[index]:
