@@ -360,3 +360,36 @@ def test_a_rules_or_config_fifo_is_refused_without_blocking(tmp_path):
                 os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
     assert not t.is_alive(), "reading a FIFO blocked"
     assert [type(e) for e in errors] == [ConfigError, TrainConfigError] and all("is a FIFO" in str(e) for e in errors), errors
+
+
+def test_a_recorded_games_chunk_that_would_unpack_too_far_is_refused_unread(tmp_path, monkeypatch):
+    """accusation/*.npz chunks are compressed (np.savez_compressed): their declared sizes are checked
+    before np.load unpacks them; a damaged one is a one-line error; an array of objects is refused."""
+    import numpy as np
+
+    from agents import SpecFactory
+    from clue_env.training import accusation_fit, trainer
+    from clue_env.training.trainer import Trainer
+
+    cfg = load_train_config({"imitation": {"games": 0}, "ppo": {"timesteps": 0}, "accusation": {"games": 2}})
+    t = Trainer(cfg, str(tmp_path), SpecFactory, None, resume=True, progress=False)
+    chunk = tmp_path / "accusation" / "lineup0_chunk0000.npz"
+    chunk.parent.mkdir()
+    np.savez_compressed(chunk, x=np.zeros(1 << 19, dtype=np.float32))  # 2 MiB of zeros in a few KiB
+    monkeypatch.setattr(trainer, "NPZ_UNPACKED_LIMIT", 1 << 20)
+
+    def never(*a, **kw):
+        raise AssertionError("np.load reached")
+
+    with monkeypatch.context() as m:
+        m.setattr(accusation_fit, "load_trajectories", never)
+        with pytest.raises(ValueError, match="would unpack to 2,097,[0-9]+ bytes, more than 1,048,576"):
+            t.accusation()
+    chunk.write_bytes(b"PK\x03\x04 not really a zip")
+    with pytest.raises(ValueError, match="lineup0_chunk0000.npz.*damaged zip archive.*move it away"):
+        t.accusation()
+    marker = tmp_path / "MARKER"
+    np.savez(chunk, lengths=np.array([_Payload(marker)], dtype=object))
+    with pytest.raises(ValueError, match="lineup0_chunk0000.npz' cannot be read.*allow_pickle"):
+        t.accusation()
+    assert not marker.exists()

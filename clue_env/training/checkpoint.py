@@ -182,7 +182,7 @@ def atomic_torch_save(obj: Any, path: str) -> None:
         raise
 
 
-def _zip_members(raw: bytes) -> list[zipfile.ZipInfo]:
+def zip_members(raw: bytes) -> list[zipfile.ZipInfo]:
     """The members of the zip archive ``raw``; ``ValueError`` saying why it is not one, or has
     more than :data:`MAX_ZIP_MEMBERS` (counted on the central directory's signatures first, so a
     directory of millions of entries is refused before it is parsed)."""
@@ -204,7 +204,7 @@ def torch_file_problem(raw: bytes) -> str | None:
     full before any check (a 256 KiB file can hold 256 MiB of zeros), so one is refused unread;
     ``torch.save`` never compresses."""
     try:
-        members = _zip_members(raw)
+        members = zip_members(raw)
     except ValueError as e:
         return str(e)
     for m in members:
@@ -509,7 +509,7 @@ def _read_sb3_zip(path: str) -> dict[str, Any]:
     limits = {"data": _SB3_DATA_LIMIT, "policy.pth": PPO_CHECKPOINT_LIMIT, "policy.optimizer.pth": PPO_CHECKPOINT_LIMIT}
     try:
         raw = read_regular(path, PPO_CHECKPOINT_LIMIT, "SB3 checkpoint")
-        members = {m.filename: m for m in _zip_members(raw)}
+        members = {m.filename: m for m in zip_members(raw)}
         missing = [n for n in limits if n not in members]
         if missing:
             raise CheckpointError(f"{path!r} is not an SB3 checkpoint: it has no {missing}")
@@ -588,6 +588,7 @@ __all__ = [
     "plain_data_problem",
     "read_ppo_checkpoint",
     "torch_file_problem",
+    "zip_members",
     "save_policy",
     "save_ppo_checkpoint",
 ]

@@ -47,7 +47,7 @@ import yaml
 
 from ..engine.config import RulesConfig, load_rules
 from ..engine.errors import ConfigError
-from ..fileio import InputError, loads_json, read_regular
+from ..fileio import InputError, loads_json, one_line, read_regular
 from .checkpoint import (
     CheckpointError,
     apply_ppo_checkpoint,
@@ -57,6 +57,7 @@ from .checkpoint import (
     read_ppo_checkpoint,
     save_policy,
     save_ppo_checkpoint,
+    zip_members,
 )
 from .config import TrainConfig, TrainConfigError, load_train_config
 from .imitation import ActorFactory, Batch, fit, phase_weights, record_games
@@ -73,6 +74,9 @@ LEGACY_PPO_CHECKPOINT = "ppo_latest.zip"
 RUN_RECORD_LIMIT = 16 << 20
 EVAL_LOG_LIMIT = 64 << 20
 EVAL_MAX_ROWS = 100_000
+#: the largest chunk of recorded games (accusation/*.npz) read, and the most its arrays may unpack to
+NPZ_FILE_LIMIT = 256 << 20
+NPZ_UNPACKED_LIMIT = 1 << 30
 
 
 def read_run_record(out: str) -> dict[str, Any]:
@@ -104,6 +108,23 @@ def read_eval_log(out: str) -> list[dict[str, Any]]:
     except InputError as e:
         raise ValueError(f"{e}; move it away to start its rows afresh") from None
     return [r for r in rows if isinstance(r, dict)]
+
+
+def check_games_chunk(path: str) -> None:
+    """Refuse, with a ``ValueError`` naming it, a chunk of recorded games (``accusation/*.npz``) that
+    is not a regular file of at most ``NPZ_FILE_LIMIT`` bytes, not a zip archive, or whose arrays
+    declare more than ``NPZ_UNPACKED_LIMIT`` bytes in all. ``np.load`` reads a compressed array no
+    further than its declared size, so a deflate bomb is refused before anything is unpacked."""
+    todo = "move it away to record that chunk again"
+    try:
+        members = zip_members(read_regular(path, NPZ_FILE_LIMIT, "recorded games"))
+    except InputError as e:
+        raise ValueError(f"{e}; {todo}") from None
+    except ValueError as e:
+        raise ValueError(f"recorded games {path!r}: {e}; {todo}") from None
+    unpacked = sum(m.file_size for m in members)
+    if unpacked > NPZ_UNPACKED_LIMIT:
+        raise ValueError(f"recorded games {path!r} would unpack to {unpacked:,} bytes, more than {NPZ_UNPACKED_LIMIT:,}; {todo}")
 
 
 def atomic_write_text(path: str, text: str) -> None:
@@ -684,7 +705,16 @@ class Trainer:
             lineup = a.lineups[li]
             path = os.path.join(d, f"lineup{li}_chunk{c:04d}.npz")
             if os.path.exists(path):
-                part = load_trajectories(path, seeds)  # a chunk recorded for other games is refused
+                check_games_chunk(path)  # within bounds before np.load unpacks it
+                try:
+                    part = load_trajectories(path, seeds)  # a chunk recorded for other games is refused
+                except Exception as e:  # a damaged archive: zipfile, numpy and KeyError have their own kinds
+                    if isinstance(e, ValueError) and repr(path) in str(e):
+                        raise  # load_trajectories' own message
+                    raise ValueError(
+                        f"recorded games {path!r} cannot be read ({type(e).__name__}: {one_line(str(e), 200)}); "
+                        "move it away to record that chunk again"
+                    ) from None
             else:
                 factories = [self.factory_for(spec) for spec in lineup]
                 mask = [not a.record or spec in a.record for spec in lineup]
