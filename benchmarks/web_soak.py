@@ -37,6 +37,19 @@ client that has gone away reaches no client); memory flat (the median RSS of the
 ``max(20 MB, 10%)`` above the median of its second quarter, the one after warm-up); the probe's
 median request latency during the soak at most 2x the idle median. Exit status 0 on a pass,
 1 otherwise. ``--json PATH`` writes every figure.
+
+    python benchmarks/web_soak.py --replay-flood [--flood-seconds 8] [--flood-connections 4]
+                                  [--idle-seconds 4] [--json PATH]
+
+**Replay flood.** The same server; a replay as long as a replay may be (six ``random`` seats
+under a rules file of 2,900 turns: about 9,800 steps, just under ``clue_env.replay.MAX_STEPS``)
+is written with the tournament. The probe plays games on the idle server (``--idle-seconds``);
+then a flood process (its own interpreter) uploads the replay from one address and sends
+position requests (random steps, mostly going back, random views) back to back on
+``--flood-connections`` kept-alive connections for ``--flood-seconds``, never waiting out a 429,
+while the probe plays another game; then idle again. Pass: the probe's median request latency
+during the flood at most 2x the idle median, no 5xx, no transport error, no error in the
+server's log, and the flood both served (200) and refused (429: the per-client position limit).
 """
 
 from __future__ import annotations
@@ -545,6 +558,245 @@ def _med_ms(xs: list[float]) -> float | None:
     return 1000 * statistics.median(xs) if xs else None
 
 
+# ---------------------------------------------------------------------- the replay flood
+#: the flood's replay: six seats that never accuse, truncated at this many turns (about 9,800 steps)
+FLOOD_REPLAY_TURNS = 2900
+
+
+def write_long_replay(directory: str, turns: int = FLOOD_REPLAY_TURNS) -> str:
+    """The path of a replay of one game of six ``random`` seats truncated at ``turns`` turns."""
+    from agents.tournament import run_tournament
+    from clue_env.engine.config import load_rules
+
+    rules = load_rules("classic", max_turns=turns)
+    run_tournament(["random"] * 6, 1, rules=rules, workers=1, progress=False, agent_seed=1, seed=0, replays=directory)
+    return os.path.join(directory, "game_00000_seed_0.json")
+
+
+def flood_main(cfg: dict[str, Any]) -> dict[str, Any]:
+    """The flood process: upload ``cfg['replay']`` from ``cfg['address']``, print ``ready``, then
+    send position requests back to back on ``cfg['connections']`` connections for
+    ``cfg['seconds']`` seconds; the statuses and the served requests' latencies."""
+    import httpx
+    import numpy as np
+
+    port, address = cfg["port"], cfg["address"]
+    with open(cfg["replay"], "rb") as f:
+        data = f.read()
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", transport=httpx.HTTPTransport(local_address=address), timeout=60) as c:
+        r = c.post("/api/replays", content=data, headers={"Content-Type": "application/json"})
+    if r.status_code != 201:
+        raise SystemExit(f"the flood's replay was refused: {r.status_code} {r.text[:300]}")
+    loaded = r.json()
+    rid, steps, views = loaded["replay"], loaded["steps"], loaded["views"]
+    print("ready", flush=True)
+    stats = Stats()
+    lock = threading.Lock()
+    served: list[float] = []
+    refused: list[float] = []
+    deadline = time.monotonic() + cfg["seconds"]
+
+    def flood(index: int) -> None:
+        rng = np.random.default_rng([cfg["seed"], index])
+        client = HttpxClient(port, address)
+        k = steps
+        try:
+            while time.monotonic() < deadline:
+                # mostly one step back (each costs the server a copy of the game), now and then a jump
+                k = int(rng.integers(0, steps + 1)) if k <= 0 or rng.random() < 0.2 else k - 1
+                view = views[int(rng.integers(len(views)))]
+                t0 = time.perf_counter()
+                try:
+                    code, body, _ = client.request("GET", f"/api/replays/{rid}?step={k}&view={view}")
+                except Exception as e:  # httpx's transport errors
+                    stats.transport("flood", e)
+                    continue
+                dt = time.perf_counter() - t0
+                stats.status("flood", code, (200, 429), str(body))
+                with lock:
+                    (served if code == 200 else refused).append(dt)
+        finally:
+            client.close()
+
+    threads = [threading.Thread(target=flood, args=(i,), daemon=True) for i in range(cfg["connections"])]
+    t0 = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.monotonic() - t0
+    return {
+        "replay_steps": steps,
+        "seconds": elapsed,
+        "requests": len(served) + len(refused),
+        "served": len(served),
+        "refused": len(refused),
+        "served_median_ms": _med_ms(served),
+        "refused_median_ms": _med_ms(refused),
+        "statuses": dict(stats.statuses),
+        "unexpected": stats.unexpected,
+        "transport_errors": stats.transport_errors,
+    }
+
+
+def run_replay_flood(args: argparse.Namespace) -> dict[str, Any]:
+    """The replay flood (see the module docstring): idle, flooded and idle again; every figure."""
+    import tempfile
+
+    import httpx
+    import numpy as np
+
+    work = tempfile.TemporaryDirectory()
+    replay = write_long_replay(work.name)
+    port = free_port()
+    server_log = tempfile.TemporaryFile()
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--role", "server", "--port", str(port), "--agent-delay", str(args.agent_delay)],
+        cwd=ROOT,
+        stderr=server_log,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/api/meta", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit("the server did not start")
+            time.sleep(0.1)
+        warm = HttpxClient(port, "127.0.6.1")  # lazy imports and first builds, not timed
+        play_game(warm.request, *PROBE_LINEUP, None, np.random.default_rng(0), 0.0, Stats(), lambda: False)
+        warm.close()
+
+        def idle_window(network: str, seed: int) -> dict[str, Any]:
+            end = time.monotonic() + args.idle_seconds
+            return probe(port, network, lambda: time.monotonic() >= end, seed, args.probe_think)
+
+        idle_before = idle_window("127.0.4", args.seed + 1)
+        cfg = {
+            "port": port,
+            "address": "127.0.7.1",
+            "replay": replay,
+            "seconds": args.flood_seconds,
+            "connections": args.flood_connections,
+            "seed": args.seed,
+        }
+        flood = subprocess.Popen(
+            [sys.executable, __file__, "--role", "flood", "--config", json.dumps(cfg)], cwd=ROOT, stdout=subprocess.PIPE
+        )
+        assert flood.stdout is not None
+        ready = flood.stdout.readline().decode().strip()
+        if ready != "ready":
+            flood.wait(30)
+            raise SystemExit(f"the flood process did not start (it said {ready!r})")
+        flooded = probe(port, "127.0.3", lambda: flood.poll() is not None, args.seed + 2, args.probe_think)
+        rest, _ = flood.communicate(timeout=args.flood_seconds + 120)
+        if flood.returncode != 0:
+            raise SystemExit(f"the flood process failed (exit status {flood.returncode})")
+        flood_out = json.loads(rest.decode().strip().splitlines()[-1])
+        idle_after = idle_window("127.0.5", args.seed + 3)
+    finally:
+        server.terminate()
+        try:
+            server.wait(15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        server_log.seek(0)
+        log_text = server_log.read().decode("utf-8", "replace")
+        server_log.close()
+        work.cleanup()
+    if log_text.strip():
+        print("the server's log:\n" + log_text[-4000:], file=sys.stderr)
+    return summarize_flood(args, idle_before, flooded, idle_after, flood_out, log_text)
+
+
+def summarize_flood(
+    args: argparse.Namespace,
+    idle_before: dict[str, Any],
+    flooded: dict[str, Any],
+    idle_after: dict[str, Any],
+    flood: dict[str, Any],
+    log_text: str,
+) -> dict[str, Any]:
+    flat = lambda p: [x for g in p["games"] for x in g]  # noqa: E731
+    idle_med = medians(flat(idle_before) + flat(idle_after))
+    flood_med = medians(flat(flooded))
+    ratio = (flood_med["all_ms"] or float("inf")) / (idle_med["all_ms"] or float("inf"))
+    statuses: Counter[str] = Counter(flood["statuses"])
+    for p in (idle_before, flooded, idle_after):
+        statuses.update(p["statuses"])
+    transport = (
+        flood["transport_errors"] + idle_before["transport_errors"] + flooded["transport_errors"] + idle_after["transport_errors"]
+    )
+    unexpected = flood["unexpected"] + idle_before["unexpected"] + flooded["unexpected"] + idle_after["unexpected"]
+    log_errors = [ln for ln in log_text.splitlines() if ln.startswith(("ERROR", "Traceback", "internal error"))]
+    checks = {
+        "probe_played_during_the_flood": bool(flooded["games"]),
+        "no_5xx": not any(code.startswith("5") for code in statuses),
+        "no_transport_errors": not transport,
+        "no_unexpected_responses": not unexpected,
+        "no_server_log_errors": not log_errors,
+        "flood_served_and_limited": flood["served"] > 0 and flood["refused"] > 0,
+        "probe_latency_within_2x_idle": ratio <= 2.0,
+    }
+    return {
+        "config": {k: getattr(args, k) for k in ("flood_seconds", "flood_connections", "idle_seconds", "probe_think", "seed")},
+        "latency_ms": {
+            "idle": idle_med,
+            "idle_before": medians(flat(idle_before)),
+            "idle_after": medians(flat(idle_after)),
+            "flooded": flood_med,
+            "flooded_ratio": ratio,
+            "flooded_games": len(flooded["games"]),
+        },
+        "flood": {k: v for k, v in flood.items() if k not in ("unexpected", "transport_errors")},
+        "statuses": dict(statuses),
+        "transport_errors": transport,
+        "unexpected_responses": unexpected,
+        "server_log_errors": log_errors,
+        "checks": checks,
+        "passed": all(checks.values()),
+    }
+
+
+def report_flood(r: dict[str, Any]) -> str:
+    lat, f = r["latency_ms"], r["flood"]
+    ok = lambda k: "pass" if r["checks"][k] else "FAIL"  # noqa: E731
+
+    def ms(x: float | None) -> str:
+        return "-" if x is None else f"{x:.2f}"
+
+    lines = [
+        f"replay flood: a {f['replay_steps']}-step replay, {r['config']['flood_connections']} connections from one "
+        f"client for {f['seconds']:.1f} s: {f['requests']} position requests ({f['requests'] / max(f['seconds'], 1e-9):.0f}/s), "
+        f"{f['served']} served (median {ms(f['served_median_ms'])} ms), {f['refused']} refused with 429 "
+        f"(median {ms(f['refused_median_ms'])} ms) [{ok('flood_served_and_limited')}]",
+        f"{'another game, median ms':<34} {'n':>6} {'all':>8} {'create':>8} {'view':>8} {'action':>8}",
+    ]
+    for name, key in (
+        ("idle (before+after)", "idle"),
+        ("  idle before", "idle_before"),
+        ("  idle after", "idle_after"),
+        ("during the flood", "flooded"),
+    ):
+        m = lat[key]
+        lines.append(
+            f"{name:<34} {m['n']:>6} {ms(m['all_ms']):>8} {ms(m['create_ms']):>8} {ms(m['view_ms']):>8} {ms(m['action_ms']):>8}"
+        )
+    lines += [
+        f"during the flood / idle: {lat['flooded_ratio']:.2f}x (<= 2x) [{ok('probe_latency_within_2x_idle')}] over "
+        f"{lat['flooded_games']} games",
+        f"statuses: {', '.join(f'{k}: {v}' for k, v in sorted(r['statuses'].items()))} [{ok('no_5xx')}]; transport errors: "
+        f"{len(r['transport_errors'])} [{ok('no_transport_errors')}]; unexpected: {len(r['unexpected_responses'])} "
+        f"[{ok('no_unexpected_responses')}]; server log errors: {len(r['server_log_errors'])} [{ok('no_server_log_errors')}]",
+        f"result: {'PASS' if r['passed'] else 'FAIL'}",
+    ]
+    return "\n".join(lines)
+
+
 # ---------------------------------------------------------------------- the run
 def run(args: argparse.Namespace) -> dict[str, Any]:
     import tempfile
@@ -816,7 +1068,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--agent-delay", type=float, default=0.0, help="the server's --agent-delay (default 0: agents at once)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", default="", help="write every figure to this file")
-    ap.add_argument("--role", choices=("main", "server", "load"), default="main", help=argparse.SUPPRESS)
+    ap.add_argument("--replay-flood", action="store_true", help="instead: the replay flood (see above)")
+    ap.add_argument("--flood-seconds", type=float, default=8.0, help="the replay flood's length (default 8)")
+    ap.add_argument("--flood-connections", type=int, default=4, help="the replay flood's connections (default 4)")
+    ap.add_argument("--role", choices=("main", "server", "load", "flood"), default="main", help=argparse.SUPPRESS)
     ap.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--config", default="", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -826,6 +1081,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.role == "load":
         print(json.dumps(load_main(json.loads(args.config))), flush=True)
         return 0
+    if args.role == "flood":
+        print(json.dumps(flood_main(json.loads(args.config))), flush=True)
+        return 0
+    if args.replay_flood:
+        if not 0 < args.flood_seconds <= 120 or not 1 <= args.flood_connections <= 16 or not 0 < args.idle_seconds <= 120:
+            ap.error("--flood-seconds and --idle-seconds must be in (0, 120], --flood-connections 1-16")
+        r = run_replay_flood(args)
+        print(report_flood(r))
+        if args.json:
+            Path(args.json).write_text(json.dumps(r, indent=1) + "\n", encoding="utf-8")
+        return 0 if r["passed"] else 1
     if args.games < 1 or args.clients < 1 or args.slow_clients < 0 or not args.seconds_limit > 0:
         ap.error("--games and --clients must be at least 1, --slow-clients >= 0, --seconds-limit > 0")
     if not 0 < args.slow_body_seconds < 5:

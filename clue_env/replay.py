@@ -472,9 +472,11 @@ class Playback:
 
 def _clone(env: raw_env) -> raw_env:
     """An independent copy of ``env`` that steps on by itself; the board, the codec and the log's
-    events (immutable, shared by every env of the process or appended once) are shared."""
-    memo: dict[int, Any] = {id(env.board): env.board, id(env.codec): env.codec}
-    memo.update((id(ev), ev) for ev in env.game.log)
+    events (immutable, shared by every env of the process or appended once) are shared, and the
+    log itself is copied as a list of them."""
+    log = env.game.log
+    memo: dict[int, Any] = {id(env.board): env.board, id(env.codec): env.codec, id(log): list(log)}
+    memo.update((id(ev), ev) for ev in log)
     return copy.deepcopy(env, memo)
 
 

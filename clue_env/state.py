@@ -17,8 +17,9 @@ def public_event(game: Game, ev: Event) -> dict[str, Any]:
     return ev.to_json(game)
 
 
-def public_state(game: Game) -> dict[str, Any]:
-    """What every seat may know (R31): positions, phase, turn, eliminations and the public log."""
+def public_state(game: Game, *, log: bool = True) -> dict[str, Any]:
+    """What every seat may know (R31): positions, phase, turn, eliminations and the public log
+    (``log=False``: without the ``log`` key, whose length grows with the game)."""
     over = game.over
     state: dict[str, Any] = {
         "num_players": game.n,
@@ -36,10 +37,12 @@ def public_state(game: Game) -> dict[str, Any]:
         "weapons": {WEAPONS[w]: ROOMS[r] for w, r in enumerate(game.weapon_loc)},
         "eliminated": [f"player_{i}" for i in range(game.n) if game.eliminated[i]],
         "board_card_rooms": sorted(ROOMS[r] for r in game.board_cards),  # R30: face down, identity private
-        "log": [public_event(game, ev) for ev in game.log],
+        "log": [public_event(game, ev) for ev in game.log] if log else None,
         "over": over,
         "winner": f"player_{game.winner}" if game.winner >= 0 else None,
     }
+    if not log:
+        del state["log"]
     if game.pending is not None:
         sug, s, w, r = game.pending
         state["pending_suggestion"] = {

@@ -51,7 +51,7 @@ def replay_files(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
 
 #: limits high enough for the tests that walk every position of a game (the limits have their own tests)
-UNLIMITED = {"upload_burst": 10_000, "upload_interval": 0.0, "position_burst": 100_000, "position_interval": 0.0}
+UNLIMITED = {"upload_burst": 10_000, "upload_interval": 0.0, "position_budget": 1e6, "position_share": 1.0, "refusal_pause": 0.0}
 
 
 @pytest.fixture(scope="module")
@@ -477,39 +477,45 @@ def test_the_page_loads_a_file_steps_forward_and_back_and_switches_view(base_url
 def test_replay_uploads_are_rate_limited_per_client_whatever_the_file(replay_files):
     """Reading a replay file and playing it back costs the server up to the whole game: beyond
     ``upload_burst`` files (a file already loaded or a malformed one counts too) a client gets 429
-    with Retry-After before its file is read, and nothing is loaded; another client has its own
-    allowance."""
-    app = create_app(agents.play_factory, agent_delay=0.0, replay_limits={"upload_burst": 3, "upload_interval": 60.0})
+    with Retry-After, after a pause, before its file is read, and nothing is loaded; another
+    client has its own allowance."""
+    limits = {"upload_burst": 3, "upload_interval": 60.0, "refusal_pause": 0.2}
+    app = create_app(agents.play_factory, agent_delay=0.0, replay_limits=limits)
     c = TestClient(app, base_url=BASE_URL)
     first = load(c, read(replay_files[0]))
     assert first.status_code == 201
     assert load(c, read(replay_files[0])).json()["replay"] == first.json()["replay"]  # the same file: the same entry
     assert load(c, b"{not json").status_code == 400
     for body in (read(replay_files[1]), read(replay_files[0]), b"{not json"):
+        t0 = time.monotonic()
         r = load(c, body)
         assert r.status_code == 429 and "too many replay files from this client" in r.json()["error"], r.text
-        assert int(r.headers["Retry-After"]) >= 1
+        assert int(r.headers["Retry-After"]) >= 1 and time.monotonic() - t0 >= 0.2
     assert len(app.state.replays) == 1
     other = TestClient(app, base_url=BASE_URL, client=("203.0.113.9", 50000))
     assert load(other, read(replay_files[1])).status_code == 201  # its own bucket
 
 
-def test_position_requests_are_rate_limited_per_client(replay_files):
-    """Every position request counts against the client's bucket (``position_burst`` at once, then
-    one every ``position_interval`` seconds): beyond it, 429 with Retry-After; another client is
-    not held back."""
-    app = create_app(agents.play_factory, agent_delay=0.0, replay_limits={"position_burst": 3, "position_interval": 60.0})
+def test_position_requests_are_paid_from_a_per_client_budget_of_server_time(replay_files):
+    """Each position request costs the client's budget its measured time (at least 1 ms): once
+    ``position_budget`` is spent, 429 with Retry-After (an unknown id too: counted before the
+    lookup) until it refills; another client is not held back."""
+    limits = {"position_budget": 0.005, "position_share": 1e-4, "refusal_pause": 0.0}
+    app = create_app(agents.play_factory, agent_delay=0.0, replay_limits=limits)
     c = TestClient(app, base_url=BASE_URL)
     rid = loaded(c, replay_files[0])["replay"]
-    for k in (5, 0, 3):
-        position(c, rid, k, "all")
-    for params in ({"step": 2, "view": "all"}, {"step": 0}, {"step": "x"}):
-        r = c.get(f"/api/replays/{rid}", params=params)
-        assert r.status_code == 429 and "too many replay positions from this client" in r.json()["error"], r.text
-        assert int(r.headers["Retry-After"]) >= 1
-    assert c.get("/api/replays/nope").status_code == 429  # counted before the lookup
+    steps = app.state.replays.get(rid).playback.steps
+    codes = [c.get(f"/api/replays/{rid}", params={"step": (37 * k) % steps, "view": "all"}) for k in range(8)]
+    served = [r.status_code for r in codes].index(429)
+    assert 1 <= served <= 5 and all(r.status_code == 429 for r in codes[served:]), [r.status_code for r in codes]
+    r = codes[-1]
+    assert "spent its share of the server's time for replay positions" in r.json()["error"], r.text
+    assert int(r.headers["Retry-After"]) >= 1
+    assert c.get("/api/replays/nope").status_code == 429
     other = TestClient(app, base_url=BASE_URL, client=("203.0.113.9", 50000))
     assert position(other, rid, 2, "public")["step"] == 2
+    with pytest.raises(ValueError, match="position_budget"):
+        create_app(agents.play_factory, replay_limits={"position_share": 0.0})
 
 
 def long_replay(directory: Any, max_turns: int) -> bytes:

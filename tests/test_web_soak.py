@@ -1,6 +1,7 @@
 """The web API soak (issue 16): benchmarks/web_soak.py plays 200 games through a real server
 (loopback only) with concurrent and slow clients; the server's memory stays flat and another
-game's median latency within 2x of an idle server. Also: a client that disconnects mid-body is
+game's median latency within 2x of an idle server. The same holds while one client floods
+replay position requests (``--replay-flood``). Also: a client that disconnects mid-body is
 not an internal error."""
 
 from __future__ import annotations
@@ -110,6 +111,44 @@ def test_soak_verdict_fails_on_memory_growth_and_on_a_slow_probe():
     assert not grown["memory_flat"] and grown["probe_latency_within_2x_idle"]
     slow = _verdict(rss_growth_mb=5, slowdown=2.5)
     assert slow["memory_flat"] and not slow["probe_latency_within_2x_idle"]
+
+
+@pytest.mark.skipif(not _loopback_sources(), reason="needs the whole 127/8 as loopback (Linux)")
+def test_a_client_flooding_replay_positions_leaves_another_games_latency_within_2x_idle(tmp_path):
+    """One client uploads a replay as long as a replay may be and floods position requests
+    (mostly one step back, four connections, never waiting out a 429) for 6 s while another
+    game is played: that game's median request latency stays within 2x of the idle server's,
+    the flood is both served and refused (its budget of server time), and nothing is a 5xx."""
+    out = tmp_path / "flood.json"
+    cmd = [sys.executable, str(SCRIPT), "--replay-flood", "--flood-seconds", "6", "--flood-connections", "4"]
+    cmd += ["--idle-seconds", "3", "--json", str(out)]
+    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.exists(), p.stdout + p.stderr
+    r = json.loads(out.read_text())
+    assert r["checks"] == dict.fromkeys(r["checks"], True), p.stdout + p.stderr[-3000:]
+    assert p.returncode == 0 and r["passed"]
+    flood = r["flood"]
+    assert flood["replay_steps"] > 9000 and flood["served"] > 0 and flood["refused"] > 0
+    assert r["latency_ms"]["flooded_games"] >= 1 and r["latency_ms"]["flooded_ratio"] <= 2.0
+    assert not any(code.startswith("5") for code in r["statuses"])
+
+
+def test_flood_verdict_fails_on_a_slow_game_a_5xx_or_an_unlimited_flood():
+    import argparse
+
+    args = argparse.Namespace(flood_seconds=1.0, flood_connections=1, idle_seconds=1.0, probe_think=0.1, seed=0)
+
+    def verdict(slowdown: float, flood_statuses: dict, served: int = 5, refused: int = 5) -> dict:
+        flood = {"replay_steps": 10, "seconds": 1.0, "requests": served + refused, "served": served, "refused": refused,
+                 "served_median_ms": 1.0, "refused_median_ms": 1.0, "statuses": flood_statuses, "unexpected": [],
+                 "transport_errors": []}  # fmt: skip
+        idle = _fake([("view", 0.004)] * 10)
+        return web_soak.summarize_flood(args, idle, _fake([("view", 0.004 * slowdown)] * 10), idle, flood, "")["checks"]
+
+    assert all(verdict(1.5, {"200": 5, "429": 5}).values())
+    assert not verdict(2.5, {"200": 5, "429": 5})["probe_latency_within_2x_idle"]
+    assert not verdict(1.0, {"200": 5, "500": 1})["no_5xx"]
+    assert not verdict(1.0, {"200": 10}, served=10, refused=0)["flood_served_and_limited"]
 
 
 def test_a_client_disconnecting_mid_body_is_not_an_internal_error(caplog):

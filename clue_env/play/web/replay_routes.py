@@ -18,8 +18,12 @@ The answer is ``{"replay": ID, "steps": N, "seats": [...], "outcome": {...}, ...
 ``GET /api/replays/{id}?step=K&view=all|public|player_k`` returns position ``K`` (the game after
 ``K`` decisions, 0: the deal) as that view sees it, worded as in the terminal stepper
 (:mod:`clue_env.play.replay_terminal`). See :func:`replay_position`. A position costs at most a
-copy of the game and :attr:`~clue_env.replay.Playback.snapshot_every` steps; each client may ask
-for :data:`POSITION_BURST` positions at once, then one every :data:`POSITION_INTERVAL` seconds.
+copy of the game and :attr:`~clue_env.replay.Playback.snapshot_every` steps. Each client's
+positions are paid from a budget of the server's time: :data:`POSITION_BUDGET` seconds at once,
+refilled at :data:`POSITION_SHARE` of a second per second (each request costs its measured
+time, at least a millisecond); 429 while it is spent. Every 429 of these routes is answered after
+a pause of :data:`REFUSAL_PAUSE` seconds, so a client that does not wait cannot make the server
+answer it faster.
 
 The store is shared fairly: each client (:func:`~clue_env.play.web.store.client_key`) holds at
 most :data:`MAX_REPLAYS_PER_CLIENT` replays (its own least recently used one is forgotten for a
@@ -30,10 +34,12 @@ only while that client holds more than it does.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,6 +51,7 @@ from starlette.concurrency import run_in_threadpool
 from ...engine.cards import CARDS, ROOM_BASE, ROOMS, SUSPECTS, WEAPON_BASE, WEAPONS
 from ...engine.wording import result_text
 from ...replay import Playback, Replay, ReplayError, StaleReplay, parse_replay
+from ...state import public_state
 from ..notes import notebook
 from ..replay_terminal import ALL, PUBLIC, format_account, word_event
 from .rate_limit import ClientLimit, TokenBucket
@@ -60,9 +67,13 @@ MAX_REPLAYS_PER_CLIENT = 4
 #: replay files a client may send at once, then one every UPLOAD_INTERVAL seconds
 UPLOAD_BURST = 8
 UPLOAD_INTERVAL = 5.0
-#: positions a client may ask for at once, then one every POSITION_INTERVAL seconds
-POSITION_BURST = 60
-POSITION_INTERVAL = 0.1
+#: seconds of the server's time a client may spend on replay positions at once (a position of a
+#: 1,000-step game costs about 1-4 ms, one of a 10,000-step game up to about 15 ms)
+POSITION_BUDGET = 0.5
+#: the share of one core refilled to each client's position budget (50 ms every second)
+POSITION_SHARE = 0.05
+#: seconds a refused request (429) waits before its answer
+REFUSAL_PAUSE = 1.0
 _DIGITS = re.compile(r"[0-9]{1,9}")
 _SEAT = re.compile(r"player_([0-9])")
 _ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -227,8 +238,7 @@ def replay_position(item: LoadedReplay, k: int, view: str | int) -> dict[str, An
     display = {c: r.rules.display(c) for c in CARDS}
     env = pb.env_at(k)
     game = env.game
-    public = env.public_state()
-    public.pop("log", None)  # the whole record: the page shows each step's events instead
+    public = public_state(game, log=False)  # not the whole record: the page shows each step's events
     last = k == pb.steps
     out: dict[str, Any] = {
         "replay": item.id,
@@ -288,26 +298,47 @@ def add_replay_routes(
     store: ReplayStore | None = None,
     upload_burst: int = UPLOAD_BURST,
     upload_interval: float = UPLOAD_INTERVAL,
-    position_burst: int = POSITION_BURST,
-    position_interval: float = POSITION_INTERVAL,
+    position_budget: float = POSITION_BUDGET,
+    position_share: float = POSITION_SHARE,
+    refusal_pause: float = REFUSAL_PAUSE,
 ) -> ReplayStore:
     """Register the replay routes and the ``/replay`` page on ``app``; returns their store
     (also ``app.state.replays``). Reading a replay file and playing it back costs the server up
     to the whole game, so each client may send ``upload_burst`` files at once, then one every
-    ``upload_interval`` seconds; and ``position_burst`` position requests at once, then one every
-    ``position_interval`` seconds (429 with ``Retry-After`` beyond either)."""
+    ``upload_interval`` seconds. Its position requests are paid from ``position_budget`` seconds
+    of the server's time, refilled at ``position_share`` of a second per second. Beyond either,
+    429 with ``Retry-After``, answered after ``refusal_pause`` seconds."""
+    if not (position_budget > 0 and position_share > 0 and refusal_pause >= 0):
+        raise ValueError("position_budget and position_share must be positive, refusal_pause >= 0")
     replays = store if store is not None else ReplayStore()
     app.state.replays = replays
     uploads = TokenBucket(upload_burst, upload_interval)
-    positions = TokenBucket(position_burst, position_interval)
+    #: one token: a millisecond of the server's time
+    positions = TokenBucket(max(1, round(1000 * position_budget)), 0.001 / position_share)
 
-    def spend(bucket: TokenBucket, request: Request, what: str) -> str:
+    async def spend(bucket: TokenBucket, request: Request, what: str) -> str:
         client = client_key(request.client.host if request.client else None)
         try:
             bucket.take(client, what)
         except ClientLimit as e:
-            raise ApiError(429, str(e), headers={"Retry-After": str(e.retry_after)}) from None
+            if bucket is positions:
+                message = (
+                    f"this client has spent its share of the server's time for replay positions "
+                    f"({position_budget:g} s at once, then {position_share:.0%} of it); try again in {e.retry_after} s"
+                )
+            else:
+                message = str(e)
+            await asyncio.sleep(min(refusal_pause, e.retry_after))
+            raise ApiError(429, message, headers={"Retry-After": str(e.retry_after)}) from None
         return client
+
+    def charge(client: str, seconds: float) -> None:
+        """Spend the rest of what a position cost (its first millisecond was spent to start it)."""
+        for _ in range(min(int(seconds * 1000), 10_000)):
+            try:
+                positions.take(client, "milliseconds of replay positions")
+            except ClientLimit:
+                return
 
     @app.post("/api/replays", status_code=201)
     async def load(request: Request) -> JSONResponse:
@@ -315,7 +346,7 @@ def add_replay_routes(
         data = await read_body(request, MAX_REPLAY_BODY, body_timeout, too_large)
         if not data.strip():
             raise ApiError(400, "the body must be a replay file's JSON (evaluate.py --replays DIR writes them)")
-        client = spend(uploads, request, "replay files")
+        client = await spend(uploads, request, "replay files")
 
         def work() -> dict[str, Any]:
             try:
@@ -337,7 +368,7 @@ def add_replay_routes(
 
     @app.get("/api/replays/{replay_id}")
     async def position(replay_id: str, request: Request) -> dict[str, Any]:
-        spend(positions, request, "replay positions")
+        client = await spend(positions, request, "milliseconds of replay positions")
         item = replays.get(replay_id) if _ID.fullmatch(replay_id) else None
         if item is None:
             raise ApiError(404, "no such replay: it may have been forgotten (load the file again)")
@@ -351,7 +382,11 @@ def add_replay_routes(
 
         def work() -> dict[str, Any]:
             with item.lock:
-                return replay_position(item, int(raw), view)
+                start = time.thread_time()
+                try:
+                    return replay_position(item, int(raw), view)
+                finally:
+                    charge(client, time.thread_time() - start)
 
         return await run_in_threadpool(work)
 
@@ -365,8 +400,9 @@ def add_replay_routes(
 __all__ = [
     "MAX_REPLAYS",
     "MAX_REPLAYS_PER_CLIENT",
-    "POSITION_BURST",
-    "POSITION_INTERVAL",
+    "POSITION_BUDGET",
+    "POSITION_SHARE",
+    "REFUSAL_PAUSE",
     "UPLOAD_BURST",
     "UPLOAD_INTERVAL",
     "MAX_REPLAY_BODY",
