@@ -477,7 +477,7 @@ def test_the_page_loads_a_file_steps_forward_and_back_and_switches_view(base_url
 def test_replay_uploads_are_rate_limited_per_client_whatever_the_file(replay_files):
     """Reading a replay file and playing it back costs the server up to the whole game: beyond
     ``upload_burst`` files (a file already loaded or a malformed one counts too) a client gets 429
-    with Retry-After, after a pause, before its file is read, and nothing is loaded; another
+    with Retry-After, after a pause, before its file is parsed, and nothing is loaded; another
     client has its own allowance."""
     limits = {"upload_burst": 3, "upload_interval": 60.0, "refusal_pause": 0.2}
     app = create_app(agents.play_factory, agent_delay=0.0, replay_limits=limits)
