@@ -38,8 +38,11 @@ class InputError(ValueError):
 
 def short(value: Any, limit: int = 80) -> str:
     """``repr(value)`` cut to ``limit`` characters (``...`` marks the cut), for error messages that
-    quote what they refuse."""
-    text = repr(value)
+    quote what they refuse. An integer too long to print is described by its digit count."""
+    try:
+        text = repr(value)
+    except ValueError:  # an int over Python's digit limit for conversion to text
+        text = f"<an integer of about {int(value.bit_length() * 0.30103):,} digits>"
     return text if len(text) <= limit else text[: max(limit - 3, 1)] + "..."
 
 
@@ -112,25 +115,35 @@ def read_regular(path: str, limit: int, what: str = "file") -> bytes:
         os.close(fd)
 
 
-def depth(doc: Any) -> int:
+def depth(doc: Any, limit: int | None = None) -> int:
     """How deeply lists and mappings nest in ``doc`` (a scalar 0, ``[]`` 1), walked without
-    recursion."""
+    recursion. A container reached again (shared) is walked again only at a greater depth, so a
+    document that reuses one list many times costs its distinct containers, not its expansion.
+    With ``limit``, the walk stops as soon as the depth passes it (and returns ``limit + 1``)."""
     deepest = 0
+    seen: dict[int, int] = {}
     stack: list[tuple[Any, int]] = [(doc, 0)]
     while stack:
         item, d = stack.pop()
         if isinstance(item, dict):
-            item = list(item.values())
-        elif not isinstance(item, (list, tuple)):
+            children = list(item.values())
+        elif isinstance(item, (list, tuple)):
+            children = list(item)
+        else:
             continue
+        if seen.get(id(item), -1) >= d:
+            continue
+        seen[id(item)] = d
         deepest = max(deepest, d + 1)
-        stack.extend((v, d + 1) for v in item)
+        if limit is not None and deepest > limit:
+            return limit + 1
+        stack.extend((v, d + 1) for v in children if isinstance(v, (dict, list, tuple)))
     return deepest
 
 
 def check_depth(doc: Any, what: str, max_depth: int = MAX_DEPTH) -> Any:
     """``doc`` itself if it nests at most ``max_depth`` deep; else :class:`InputError`."""
-    if depth(doc) > max_depth:
+    if depth(doc, max_depth) > max_depth:
         raise InputError(f"{what}: nested more than {max_depth} deep")
     return doc
 

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from clue_env.fileio import InputError, loads_json, loads_yaml, read_regular, short, write_output
+from clue_env.fileio import InputError, check_depth, depth, loads_json, loads_yaml, read_regular, short, write_output
 
 PNG = b"\x89PNG\r\n\x1a\n"
 ROWS = [
@@ -166,3 +166,20 @@ def test_loads_yaml_bounds_depth_and_reports_bad_yaml_on_one_line():
 def test_short_cuts_long_quotes():
     assert short("x" * 500, 40).endswith("...") and len(short("x" * 500, 40)) == 40
     assert short("abc") == "'abc'"
+
+
+def test_short_describes_an_integer_too_long_to_print():
+    assert "digits" in short(10**5000) and len(short(10**5000)) <= 80
+
+
+def test_depth_walks_a_shared_structure_once_per_depth():
+    import time
+
+    inner: list = ["x"]
+    for _ in range(30):
+        inner = [inner, inner]  # 2**30 paths, 31 distinct lists
+    t = time.perf_counter()
+    assert depth(inner) == 31
+    with pytest.raises(InputError, match="nested more than 16 deep"):
+        check_depth(inner, "doc", 16)
+    assert time.perf_counter() - t < 0.5
