@@ -49,13 +49,14 @@ class StoreFull(Exception):
 
 
 def client_key(address: str | None) -> str:
-    """The key a client is counted under: its IP address, an IPv6 address by its /64 network."""
+    """The key a client is counted under: its IP address, an IPv6 address by its /64 network;
+    anything that is not an IP address, one shared key (a name never mints a bucket of its own)."""
     if not address:
         return "unknown"
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
-        return address
+        return "unknown"
     if isinstance(ip, ipaddress.IPv6Address):
         if ip.ipv4_mapped is not None:
             return str(ip.ipv4_mapped)
