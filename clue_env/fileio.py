@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
 import tempfile
 from typing import Any
@@ -173,14 +174,25 @@ def loads_json(
     def parse_constant(text: str) -> Any:
         raise InputError(f"{what}: {text} is not a JSON number")
 
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise InputError(f"{what}: not valid JSON: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    # The number hooks cost a Python call per number. Only a document with a run of more digits
+    # than an integer may have, or an exponent of 3 or more digits, can break the number bounds
+    # (a float overflows only so), so only such a one is parsed with them.
+    hooks: dict[str, Any] = {"parse_constant": parse_constant}
+    if re.search(rf"\d{{{max_int_digits + 1},}}|[eE][-+]?\d{{3,}}", data):
+        hooks.update(parse_int=parse_int, parse_float=parse_float)
     try:
-        doc = json.loads(data, parse_int=parse_int, parse_float=parse_float, parse_constant=parse_constant)
+        doc = json.loads(data, **hooks)
     except InputError:
         raise
     except RecursionError:
         raise InputError(f"{what}: nested more than {max_depth} deep") from None
     except UnicodeDecodeError as e:
-        raise InputError(f"{what}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+        raise InputError(f"{what}: not valid JSON: not UTF-8 text ({e.reason} at byte {e.start})") from None
     except json.JSONDecodeError as e:
         raise InputError(f"{what}: not valid JSON ({e.msg}: line {e.lineno} column {e.colno})") from None
     except ValueError as e:  # e.g. a string of digits over Python's own int limit
