@@ -220,7 +220,7 @@ def record_game(
     :func:`agents.output.write_new_file` (never through a symlink, FIFO or file planted at the
     name). The number of decisions, and ``None`` or, when the file could not be written, a line
     saying why (``"game_00003_seed_3.json: a directory has that name"``): the game still counts."""
-    from clue_env.replay import dumps, make_replay, outcome_of, replay_name
+    from clue_env.replay import MAX_STEPS, dumps, make_replay, outcome_of, replay_name
 
     from .output import write_new_file
 
@@ -246,6 +246,8 @@ def record_game(
         actors=actors, outcome=outcome_of(env), accounts=accounts, game=index,
     )  # fmt: skip
     name = replay_name(index, seed, control)
+    if len(actions) > MAX_STEPS:  # a file the replay readers would refuse: not written
+        return len(actions), f"{name}: {len(actions):,} decisions, over the {MAX_STEPS:,} a replay may hold"
     try:
         write_new_file(directory, name, dumps(doc), prefix=".clue_replay.")
     except OSError as e:

@@ -659,3 +659,15 @@ def test_write_new_file_never_follows_or_opens_what_is_at_the_name(tmp_path):
     with pytest.raises(ValueError, match="a file name"):
         write_new_file(str(d), "../escape", b"data")
     assert sorted(p.name for p in d.iterdir()) == ["dir", "fifo", "link", "new"]
+
+
+def test_a_game_longer_than_a_replay_may_hold_is_not_written_and_is_listed(tmp_path, monkeypatch, capsys):
+    import clue_env.replay
+
+    monkeypatch.setattr(clue_env.replay, "MAX_STEPS", 3)  # every random game is longer
+    d, out = tmp_path / "replays", tmp_path / "summary.json"
+    assert _evaluate_replays(d, json_path=out) == 1
+    summary = json.loads(out.read_text())
+    assert summary["games"] == 2 and len(summary["replay_errors"]) == 2
+    assert all("over the 3 a replay may hold" in e for e in summary["replay_errors"])
+    assert list(d.iterdir()) == []
