@@ -464,6 +464,31 @@ def test_the_page_loads_a_file_steps_forward_and_back_and_switches_view(base_url
                 page.keyboard.press("ArrowRight")
             at(12, "public")
             assert shown_action() == pb.action_words(12)
+            # a slider dragged faster than the answers come: one position request at a time, the last asked wins
+            flight = {"now": 0, "most": 0, "sent": 0}
+
+            def sent(r) -> None:
+                if "/api/replays/" in r.url and "step=" in r.url:
+                    flight["now"] += 1
+                    flight["sent"] += 1
+                    flight["most"] = max(flight["most"], flight["now"])
+
+            def done(r) -> None:
+                if "/api/replays/" in r.url and "step=" in r.url:
+                    flight["now"] -= 1
+
+            page.on("request", sent)
+            page.on("requestfinished", done)
+            page.on("requestfailed", done)
+            last = min(pb.steps, 40)
+            page.evaluate(
+                "n => { const s = document.getElementById('slider');"
+                " for (let k = 1; k <= n; k++) { s.value = String(k); s.dispatchEvent(new Event('input')); } }",
+                last,
+            )
+            at(last, "public")
+            assert shown_action() == pb.action_words(last)
+            assert flight["most"] == 1 and flight["sent"] < last, flight
             # a stale file is refused with the server's message, and the loaded replay stays
             page.set_input_files("#replay-file", str(tampered))
             page.wait_for_selector("#message.error")

@@ -17,7 +17,7 @@ const state = {
   target: 0, // the position asked for last (keys pressed quickly step on from it)
   view: "all",
   position: null, // the answer of GET /api/replays/ID
-  pending: 0, // the number of the latest request (older answers are dropped)
+  busy: false, // a position request is on its way (one at a time: a slider drag asks for the last step wanted)
 };
 
 function node(tag, content = "", className = "") {
@@ -130,24 +130,35 @@ async function loadFile(file) {
 
 async function show(step) {
   if (!state.replay) return;
-  step = Math.max(0, Math.min(state.replay.steps, step));
-  state.target = step;
-  const ticket = ++state.pending;
-  const path = `/api/replays/${encodeURIComponent(state.replay.replay)}?step=${step}&view=${encodeURIComponent(state.view)}`;
-  let pos;
+  state.target = Math.max(0, Math.min(state.replay.steps, step));
+  if (state.busy) return; // the request on its way asks for state.target next
+  state.busy = true;
   try {
-    pos = await api("GET", path);
-  } catch (e) {
-    if (ticket === state.pending) {
-      state.target = state.step;
-      say(e.message, "error");
+    for (;;) {
+      const want = state.target;
+      const view = state.view;
+      const path = `/api/replays/${encodeURIComponent(state.replay.replay)}?step=${want}&view=${encodeURIComponent(view)}`;
+      let pos;
+      try {
+        pos = await api("GET", path);
+      } catch (e) {
+        if (want === state.target && view === state.view) {
+          state.target = state.step;
+          say(e.message, "error");
+          return;
+        }
+        continue; // another step was asked for meanwhile: ask for that one
+      }
+      if (want === state.target && view === state.view) {
+        state.step = want;
+        state.position = pos;
+        render(pos);
+        return;
+      }
     }
-    return;
+  } finally {
+    state.busy = false;
   }
-  if (ticket !== state.pending) return; // a later request is on its way
-  state.step = step;
-  state.position = pos;
-  render(pos);
 }
 
 function render(pos) {
