@@ -2,7 +2,7 @@
 
     python play.py [--seats SPEC,...] [--players N] [--rules classic|edition2023] [--seed S]
                    [--agent-seed A] [--notes off|facts|deduce]
-    python play.py --web [--host 127.0.0.1] [--port 8000] [--agent-delay 0.3]
+    python play.py --web [--host 127.0.0.1] [--port 8000] [--agent-delay 0.3] [--forwarded-allow-ips IPS]
     python play.py --replay FILE   (a replay written by evaluate.py --replays; docs/replays.md)
 
 (with ``--web`` the browser's new-game form chooses the seats, players, rules and seed: the
@@ -38,7 +38,7 @@ WEB_EXTRA = "the web front end needs the play extra: pip install -e '.[play]'"
 #: the options of a terminal game, which a --web server does not take (its new-game form asks)
 TERMINAL_OPTIONS = ("seats", "players", "rules", "seed", "agent_seed", "notes")
 #: the options of --web only, with their defaults
-WEB_OPTIONS = {"host": "127.0.0.1", "port": 8000, "agent_delay": 0.3}
+WEB_OPTIONS = {"host": "127.0.0.1", "port": 8000, "agent_delay": 0.3, "forwarded_allow_ips": None}
 
 
 def default_opponent(players: int) -> str:
@@ -74,7 +74,7 @@ def check_agents(specs: list[str]) -> None:
             SpecFactory(spec)
 
 
-def serve_web(host: str, port: int, agent_delay: float = 0.3) -> int:
+def serve_web(host: str, port: int, agent_delay: float = 0.3, forwarded_allow_ips: str | None = None) -> int:
     """``--web``: the server of :mod:`clue_env.play.web.server` (imported only here)."""
     if any(importlib.util.find_spec(m) is None for m in ("fastapi", "uvicorn")):
         print(WEB_EXTRA, file=sys.stderr)
@@ -87,7 +87,14 @@ def serve_web(host: str, port: int, agent_delay: float = 0.3) -> int:
             return 2
         raise
     try:
-        server.serve(host=host, port=port, agent_factory=play_factory, agent_delay=agent_delay)
+        server.proxy_options(forwarded_allow_ips)
+    except ValueError as e:
+        print(f"play.py: error: --{e}", file=sys.stderr)
+        return 2
+    try:
+        server.serve(
+            host=host, port=port, agent_factory=play_factory, agent_delay=agent_delay, forwarded_allow_ips=forwarded_allow_ips
+        )
     except KeyboardInterrupt:
         return 130
     return 0
@@ -157,6 +164,14 @@ def main(argv: list[str] | None = None) -> int:
         help="--web: seconds between two agent decisions, so that their moves can be followed (default 0.3; 0: at once)",
     )
     ap.add_argument(
+        "--forwarded-allow-ips",
+        default=None,
+        metavar="IPS",
+        help="--web behind a reverse proxy: the proxy's addresses (comma-separated IP addresses or networks) "
+        "whose X-Forwarded-For header names the client, for the per-client limits (default: none; every "
+        "client is the address it connects from)",
+    )
+    ap.add_argument(
         "--replay",
         default=None,
         metavar="FILE",
@@ -177,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
             flag = "--" + given[0].replace("_", "-")
             ap.error(f"{flag} is for a game in the terminal: with --web, the browser's new-game form chooses it")
         web = {o: WEB_OPTIONS[o] if getattr(args, o) is None else getattr(args, o) for o in WEB_OPTIONS}
-        return serve_web(web["host"], web["port"], web["agent_delay"])
+        proxies = {} if web["forwarded_allow_ips"] is None else {"forwarded_allow_ips": web["forwarded_allow_ips"]}
+        return serve_web(web["host"], web["port"], web["agent_delay"], **proxies)
     given = [o for o in WEB_OPTIONS if getattr(args, o) is not None]
     if given:
         ap.error(f"--{given[0].replace('_', '-')} applies to --web only")

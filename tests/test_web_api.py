@@ -445,7 +445,7 @@ def test_deeply_nested_json_is_a_400_on_every_endpoint_and_nothing_changes(clien
     assert (snapshot(client, g["game"], tok), len(client.app.state.store)) == before
 
 
-def _serve(app):
+def _serve(app, forwarded_allow_ips=None):
     """A real uvicorn server on 127.0.0.1 with the configuration serve() uses; (port, stop)."""
     import socket
     import threading
@@ -458,7 +458,7 @@ def _serve(app):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
-    server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", port))
+    server = uvicorn.Server(uvicorn_config(app, "127.0.0.1", port, forwarded_allow_ips))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
@@ -1089,3 +1089,185 @@ def test_actions_take_display_names_multi_word_names_and_prefixes(client):
         assert act(client, gid, tok, legal[int(rng.integers(len(legal)))], v["version"]).status_code == 200
     else:  # pragma: no cover
         raise AssertionError("no suggestion in 3000 decisions")
+
+
+# ---------------------------------------------------------------------- long action texts
+def _longest_texts(cfg):
+    """Per verb taking names, the longest text a person may type for it: every name at its kind's
+    longest (id or display name), with ``with the`` and a comma around each."""
+    from clue_env.play.names import ARGUMENTS, KIND_IDS
+
+    longest = {k: max((cfg.display(c) for c in ids), key=len) for k, ids in KIND_IDS.items()}
+    longest = {k: max(v, *KIND_IDS[k], key=len) for k, v in longest.items()}
+    return {verb: " ".join([verb, *(f"with the {longest[k]}," for k in kinds)]) for verb, kinds in ARGUMENTS.items()}
+
+
+@pytest.mark.parametrize("rules", ["classic", "edition2023"])
+def test_the_longest_action_texts_are_read_and_longer_ones_are_refused_before_any_name_is_looked_up(monkeypatch, rules):
+    """The limit comes from the ruleset's names: each verb's longest text is read (as what it
+    names), one character more (beyond whitespace) is a BadActionText saying it is too long,
+    without the name reader being called."""
+    from clue_env.play import session as session_module
+    from clue_env.play.names import longest_line
+    from clue_env.play.session import BadActionText, GameSession
+
+    s = GameSession(["human"] * 3, rules=rules, seed=1)
+    texts = _longest_texts(s.rules)
+    limit = longest_line(s._display_names())
+    assert max(len(t) for t in texts.values()) == limit
+    for verb, text in texts.items():
+        assert s.env.action_to_text(s.parse(text)).startswith(verb + " "), text
+        assert s.parse(text.replace(" ", "   \t")) == s.parse(text)  # whitespace runs count as one space
+
+    def unread(*_args):
+        raise AssertionError("the name reader was called")
+
+    monkeypatch.setattr(session_module, "read_action", unread)
+    for text in (texts["accuse"] + "x", "accuse " + "colonel mustard " * 200, "m " * 2000, "x" * 4000):
+        with pytest.raises(BadActionText, match=f"too long: {len(' '.join(text.split()))} characters.*at most {limit}"):
+            s.parse(text)
+
+
+def test_words_holding_more_letters_than_the_names_are_refused_before_any_name_is_looked_up(monkeypatch):
+    from clue_env.play.names import NameProblem, Names, kind_names, read_action
+
+    names = kind_names()
+    room = sum(names[k].letters for k in ("suspect", "weapon", "room"))
+    assert (
+        read_action("accuse " + " ".join("colonelmustardcandlestickbilliardroom"), names)
+        == "accuse mustard candlestick billiard_room"
+    )
+    monkeypatch.setattr(Names, "resolve", lambda *_a: pytest.fail("a name was looked up"))
+    for line in ("accuse " + "m " * (room + 1), "accuse " + "plum rope hall " * 100, "suggest " + "x" * 200 + " rope"):
+        with pytest.raises(NameProblem, match="too long: the names of .* hold at most"):
+            read_action(line, names)
+
+
+def test_an_over_long_action_text_is_a_400_from_the_seat_to_act_and_changes_nothing(client):
+    g = new_game(client, seats=("human", "human", "human"), seed=None)
+    session = client.app.state.store.get(g["game"]).session
+    tok = g["tokens"][f"player_{session.acting}"]
+    before = snapshot(client, g["game"], tok)
+    for text in ("accuse " + "Colonel Mustard Lead Pipe Billiard Room " * 100, "accuse " + "m " * 2000):
+        r = act(client, g["game"], tok, text, session.version)
+        assert r.status_code == 400 and "too long" in r.json()["error"], r.text[:300]
+    assert snapshot(client, g["game"], tok) == before
+
+
+def test_a_seat_not_to_act_and_a_finished_game_get_409_before_the_text_is_read(client, monkeypatch):
+    from clue_env.play.session import GameSession
+
+    g = new_game(client, seats=("human", "human", "human"), seed=None)
+    session = client.app.state.store.get(g["game"]).session
+    text = "accuse " + " ".join(["Colonel", "Mustard", "Lead", "Pipe", "Billiard", "Room"] * 40)
+
+    def unread(*_args):
+        raise AssertionError("the action text was read")
+
+    monkeypatch.setattr(GameSession, "parse", unread)
+    other = g["tokens"][f"player_{(session.acting + 1) % 3}"]
+    r = act(client, g["game"], other, text, session.version)
+    assert r.status_code == 409 and "decision" in r.json()["error"]
+    mine = g["tokens"][f"player_{session.acting}"]
+    r = act(client, g["game"], mine, text, session.version - 1)
+    assert r.status_code == 409 and "moved on" in r.json()["error"]
+    monkeypatch.undo()
+    s, w, rm = session.game.envelope
+    right = f"accuse {SUSPECTS[s]} {WEAPONS[w]} {ROOMS[rm]}"
+    while not session.over:  # the seat to act accuses correctly when it may
+        legal = session.legal(session.acting)
+        session.act(session.acting, right if right in legal else next(t for t in legal if not t.startswith("accuse")))
+    monkeypatch.setattr(GameSession, "parse", unread)
+    r = act(client, g["game"], mine, text, session.version)
+    assert r.status_code == 409 and "over" in r.json()["error"]
+
+
+# ---------------------------------------------------------------------- rate-limit keys and proxies
+def _creations(port, forwarded):
+    """The status of one ``POST /api/games`` per ``X-Forwarded-For`` value (``None``: no header)."""
+    import httpx
+
+    codes = []
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as h:
+        for value in forwarded:
+            headers = {} if value is None else {"X-Forwarded-For": value}
+            codes.append(h.post("/api/games", json={"seats": ["human", "random", "random"]}, headers=headers).status_code)
+    return codes
+
+
+def test_x_forwarded_for_does_not_change_the_rate_limit_key_by_default():
+    """The server as serve() runs it: X-Forwarded-For is ignored, so a client cannot rotate its key."""
+    pytest.importorskip("uvicorn")
+    store = GameStore(play_factory, agent_delay=0.0, agent_seed=0, creation_burst=2, creation_interval=3600.0)
+    port, stop = _serve(create_app(play_factory, store=store))
+    try:
+        codes = _creations(port, ["198.51.100.1", "198.51.100.2", "198.51.100.3", "2001:db8::1", "anything", None])
+    finally:
+        stop()
+    assert codes == [201, 201, 429, 429, 429, 429]
+    assert {g.client for g in store._games.values()} == {"127.0.0.1"}
+
+
+def test_behind_a_proxy_the_operator_names_forwarded_addresses_are_the_keys_and_non_addresses_share_one():
+    """With forwarded_allow_ips (play.py --forwarded-allow-ips) a trusted proxy's X-Forwarded-For
+    names the client; a forwarded value that is not an IP address mints no bucket of its own."""
+    pytest.importorskip("uvicorn")
+    store = GameStore(play_factory, agent_delay=0.0, agent_seed=0, creation_burst=1, creation_interval=3600.0)
+    port, stop = _serve(create_app(play_factory, store=store), forwarded_allow_ips="127.0.0.1")
+    try:
+        forwarded = ["198.51.100.1", "198.51.100.2", "198.51.100.1", "not-an-address", "another", "x" * 40]
+        codes = _creations(port, [*forwarded, "203.0.113.9, junk", None])
+    finally:
+        stop()
+    assert codes == [201, 201, 429, 201, 429, 429, 429, 201]
+    assert sorted(g.client for g in store._games.values()) == ["127.0.0.1", "198.51.100.1", "198.51.100.2", "unknown"]
+
+
+@pytest.mark.parametrize(
+    "address", [None, "", "testclient", "not-an-address", "x" * 300, "198.51.100.1:80", "[::1]", "1.2.3.4.5"]
+)
+def test_a_client_key_is_an_ip_address_and_anything_else_the_one_shared_key(address):
+    from clue_env.play.web.rate_limit import TokenBucket
+    from clue_env.play.web.store import client_key
+
+    assert client_key(address) == client_key(None) == client_key("some other name")
+    assert client_key(address) not in {client_key("198.51.100.1"), client_key("::1"), client_key("2001:db8::1")}
+    bucket = TokenBucket(burst=1, interval=3600.0)
+    bucket.take(client_key(address), "tries")
+    for i in range(50):  # new names do not mint new buckets
+        with pytest.raises(Exception, match="too many tries"):
+            bucket.take(client_key(f"{address}-{i}"), "tries")
+    assert len(bucket) == 1
+
+
+def test_proxy_headers_are_off_unless_the_operator_names_the_proxies(monkeypatch):
+    import uvicorn
+
+    from clue_env.play.web import server
+
+    assert server.UVICORN_OPTIONS["proxy_headers"] is False
+    runs = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: runs.append(kw))
+    server.serve(agent_factory=play_factory)
+    server.serve(agent_factory=play_factory, forwarded_allow_ips="10.0.0.1, 192.168.0.0/16")
+    assert runs[0]["proxy_headers"] is False and "forwarded_allow_ips" not in runs[0]
+    assert runs[1]["proxy_headers"] is True and runs[1]["forwarded_allow_ips"] == "10.0.0.1,192.168.0.0/16"
+    for bad in ("proxy.example", "10.0.0.1,", "10.0.0.300"):
+        with pytest.raises(ValueError, match="not an IP address or network"):
+            server.serve(agent_factory=play_factory, forwarded_allow_ips=bad)
+
+
+def test_play_py_takes_the_proxies_with_web_only(monkeypatch, capsys):
+    import play
+    from clue_env.play.web import server
+
+    calls = []
+    monkeypatch.setattr(server, "serve", lambda **kw: calls.append(kw))
+    assert play.main(["--web", "--forwarded-allow-ips", "10.0.0.1"]) == 0
+    assert play.main(["--web"]) == 0
+    assert calls[0]["forwarded_allow_ips"] == "10.0.0.1" and calls[1]["forwarded_allow_ips"] is None
+    assert play.main(["--web", "--forwarded-allow-ips", "proxy.example"]) == 2 and len(calls) == 2
+    assert "--forwarded-allow-ips: 'proxy.example' is not an IP address" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        play.main(["--forwarded-allow-ips", "10.0.0.1"])
+    assert "applies to --web only" in capsys.readouterr().err

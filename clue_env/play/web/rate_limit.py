@@ -3,7 +3,9 @@
 Used for what costs the server work on a client's say-so: creating a game
 (:class:`~clue_env.play.web.store.GameStore`) and loading a replay, which plays the whole game
 again (:mod:`~clue_env.play.web.replay_routes`). Clients are keyed as
-:func:`~clue_env.play.web.store.client_key` makes them (an IP address, IPv6 by its /64).
+:func:`~clue_env.play.web.store.client_key` makes them (an IP address, IPv6 by its /64; anything
+that is not an IP address, one shared key) from the connection's own address: the server reads
+``X-Forwarded-For`` only from the proxies an operator names (``play.py --forwarded-allow-ips``).
 """
 
 from __future__ import annotations

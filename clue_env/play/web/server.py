@@ -7,9 +7,10 @@ envelope and the hands appear once the game is over. Game ids and seat tokens ar
 sees: invite links carry them after ``#``) and are compared in constant time. Every action is
 checked against the seat's legal set, its turn and the view version it was made from. Bodies
 are limited to 4 KiB and must arrive within :data:`BODY_TIMEOUT` seconds; games in memory are
-capped, forgotten when idle, and a finished one gives up its slot soon; each client (remote
-address) may hold a few unfinished games and create them at a limited rate; a seeded game has
-one human seat (a seed reproduces the whole deal). The server binds to 127.0.0.1 by default,
+capped, forgotten when idle, and a finished one gives up its slot soon; each client (the
+connection's own address: ``X-Forwarded-For`` is read only from the proxies an operator names
+with ``forwarded_allow_ips``) may hold a few unfinished games and create them at a limited rate;
+a seeded game has one human seat (a seed reproduces the whole deal). The server binds to 127.0.0.1 by default,
 sends no CORS headers, refuses requests whose ``Origin`` is another site and (bound to loopback)
 whose ``Host`` is not a loopback name. Errors are ``{"error": "..."}`` with a 4xx status; a
 refused request changes nothing.
@@ -23,6 +24,7 @@ new-game form offers), ``GET /api/board`` (the board as data), and the page itse
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import logging
 import math
@@ -553,39 +555,78 @@ def serve(
     agent_delay: float = 0.3,
     max_games: int = 64,
     idle_timeout: float = 2 * 3600.0,
+    forwarded_allow_ips: str | None = None,
 ) -> None:
-    """Run the server (blocking) until Ctrl-C."""
+    """Run the server (blocking) until Ctrl-C. ``forwarded_allow_ips``: behind a reverse proxy,
+    the proxies' addresses (comma-separated IP addresses or networks) whose ``X-Forwarded-For``
+    names the client; ``None`` (the default): every client is the address of its connection."""
     import uvicorn
 
     if not (isinstance(port, int) and 0 < port < 65536):
         raise ValueError(f"port must be 1-65535, got {port!r}")
     if not math.isfinite(agent_delay):
         raise ValueError("agent_delay must be a finite number of seconds")
+    options = proxy_options(forwarded_allow_ips)
     app = create_app(agent_factory, agent_delay=agent_delay, max_games=max_games, idle_timeout=idle_timeout, bind_host=host)
     if host not in ("127.0.0.1", "localhost", "::1"):
         print(f"warning: serving on {host}: anyone who can reach this address can create games", flush=True)
+    if options["proxy_headers"]:
+        print(f"clients behind the proxies {options['forwarded_allow_ips']} are told apart by X-Forwarded-For", flush=True)
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     print(f"clue_env: open http://{shown}:{port}/ in a browser (Ctrl-C stops)", flush=True)
-    uvicorn.run(app, host=host, port=port, **UVICORN_OPTIONS)
+    uvicorn.run(app, host=host, port=port, **{**UVICORN_OPTIONS, **options})
 
 
 #: how :func:`serve` runs uvicorn: no access log (no request lines in any log), idle keep-alive
 #: connections closed after :data:`KEEP_ALIVE_TIMEOUT` seconds, request heads capped at 16 KiB
-#: (a stalled body is cut off by the app after :data:`BODY_TIMEOUT` seconds, with a 408)
+#: (a stalled body is cut off by the app after :data:`BODY_TIMEOUT` seconds, with a 408), and no
+#: proxy headers: a client is the address of its connection, whatever ``X-Forwarded-For`` says
+#: (:func:`proxy_options` turns them on for the proxies an operator names)
 UVICORN_OPTIONS: dict[str, Any] = {
     "log_level": "warning",
     "access_log": False,
     "timeout_keep_alive": KEEP_ALIVE_TIMEOUT,
     "timeout_graceful_shutdown": 5,
     "h11_max_incomplete_event_size": 16 * 1024,
+    "proxy_headers": False,
 }
 
 
-def uvicorn_config(app: FastAPI, host: str, port: int) -> Any:
+def proxy_options(forwarded_allow_ips: str | None) -> dict[str, Any]:
+    """uvicorn's proxy options: off for ``None``; else on, trusting ``X-Forwarded-For`` from
+    those addresses only (comma-separated IP addresses or networks; ``*`` trusts every
+    connection, so that any client can choose its address). ``ValueError`` naming a bad entry."""
+    if forwarded_allow_ips is None:
+        return {"proxy_headers": False}
+    entries = [e.strip() for e in forwarded_allow_ips.split(",")]
+    for entry in entries:
+        if entry == "*":
+            continue
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            raise ValueError(
+                f"forwarded-allow-ips: {entry[:60]!r} is not an IP address or network "
+                "(give the reverse proxy's addresses, comma-separated)"
+            ) from None
+    return {"proxy_headers": True, "forwarded_allow_ips": ",".join(entries)}
+
+
+def uvicorn_config(app: FastAPI, host: str, port: int, forwarded_allow_ips: str | None = None) -> Any:
     """The ``uvicorn.Config`` of :func:`serve` (for running the server in a thread, as tests do)."""
     import uvicorn
 
-    return uvicorn.Config(app, host=host, port=port, **UVICORN_OPTIONS)
+    return uvicorn.Config(app, host=host, port=port, **{**UVICORN_OPTIONS, **proxy_options(forwarded_allow_ips)})
 
 
-__all__ = ["BODY_TIMEOUT", "MAX_BODY", "UVICORN_OPTIONS", "board_data", "create_app", "seat_response", "serve", "uvicorn_config"]
+__all__ = [
+    "BODY_TIMEOUT",
+    "MAX_BODY",
+    "UVICORN_OPTIONS",
+    "board_data",
+    "create_app",
+    "proxy_options",
+    "seat_response",
+    "serve",
+    "uvicorn_config",
+]
