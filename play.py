@@ -86,15 +86,16 @@ def serve_web(host: str, port: int, agent_delay: float = 0.3, forwarded_allow_ip
             print(WEB_EXTRA, file=sys.stderr)
             return 2
         raise
+    proxies: dict[str, str] = {}
+    if forwarded_allow_ips is not None:  # proxy headers are the operator's opt-in
+        try:
+            server.proxy_options(forwarded_allow_ips)
+        except ValueError as e:
+            print(f"play.py: error: --{e}", file=sys.stderr)
+            return 2
+        proxies["forwarded_allow_ips"] = forwarded_allow_ips
     try:
-        server.proxy_options(forwarded_allow_ips)
-    except ValueError as e:
-        print(f"play.py: error: --{e}", file=sys.stderr)
-        return 2
-    try:
-        server.serve(
-            host=host, port=port, agent_factory=play_factory, agent_delay=agent_delay, forwarded_allow_ips=forwarded_allow_ips
-        )
+        server.serve(host=host, port=port, agent_factory=play_factory, agent_delay=agent_delay, **proxies)
     except KeyboardInterrupt:
         return 130
     return 0

@@ -206,6 +206,11 @@ def loads_yaml(data: bytes | str, what: str = "document", *, max_depth: int = MA
     :class:`InputError` naming ``what``; text that is not YAML too."""
     import yaml
 
+    if isinstance(data, bytes):  # YAML would also take UTF-16 by its byte-order mark: configs are UTF-8
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise InputError(f"{what}: not UTF-8 text ({e.reason} at byte {e.start})") from None
     try:
         level = 0
         for event in yaml.parse(data, Loader=yaml.SafeLoader):
