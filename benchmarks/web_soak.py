@@ -639,33 +639,48 @@ def flood_main(cfg: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def start_server(agent_delay: float) -> tuple[subprocess.Popen[bytes], int, Any]:
+    """This script as the server (``--role server``) on a free loopback port: the process, its
+    port and its stderr (a temporary file: an internal error logs a traceback there)."""
+    import tempfile
+
+    port = free_port()
+    server_log = tempfile.TemporaryFile()
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--role", "server", "--port", str(port), "--agent-delay", str(agent_delay)],
+        cwd=ROOT,
+        stderr=server_log,
+    )
+    return server, port, server_log
+
+
+def wait_for_server(server: subprocess.Popen[bytes], port: int, timeout: float = 60.0) -> None:
+    """Until ``/api/meta`` answers 200; ``SystemExit`` if the server died or ``timeout`` passed."""
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/api/meta", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        if server.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit("the server did not start")
+        time.sleep(0.1)
+
+
 def run_replay_flood(args: argparse.Namespace) -> dict[str, Any]:
     """The replay flood (see the module docstring): idle, flooded and idle again; every figure."""
     import tempfile
 
-    import httpx
     import numpy as np
 
     work = tempfile.TemporaryDirectory()
     replay = write_long_replay(work.name)
-    port = free_port()
-    server_log = tempfile.TemporaryFile()
-    server = subprocess.Popen(
-        [sys.executable, __file__, "--role", "server", "--port", str(port), "--agent-delay", str(args.agent_delay)],
-        cwd=ROOT,
-        stderr=server_log,
-    )
+    server, port, server_log = start_server(args.agent_delay)
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/api/meta", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit("the server did not start")
-            time.sleep(0.1)
+        wait_for_server(server, port)
         warm = HttpxClient(port, "127.0.6.1")  # lazy imports and first builds, not timed
         play_game(warm.request, *PROBE_LINEUP, None, np.random.default_rng(0), 0.0, Stats(), lambda: False)
         warm.close()
@@ -799,31 +814,14 @@ def report_flood(r: dict[str, Any]) -> str:
 
 # ---------------------------------------------------------------------- the run
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    import tempfile
 
-    port = free_port()
-    server_log = tempfile.TemporaryFile()  # the server's stderr: an internal error logs a traceback there
-    server = subprocess.Popen(
-        [sys.executable, __file__, "--role", "server", "--port", str(port), "--agent-delay", str(args.agent_delay)],
-        cwd=ROOT,
-        stderr=server_log,
-    )
+    server, port, server_log = start_server(args.agent_delay)
     samples: list[tuple[float, int, int, int]] = []  # (time, rss, threads, fds)
     sampling = threading.Event()
     try:
-        import httpx
         import numpy as np
 
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/api/meta", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise SystemExit("the server did not start")
-            time.sleep(0.1)
+        wait_for_server(server, port)
 
         def sampler() -> None:
             while not sampling.is_set():
