@@ -203,7 +203,7 @@ def loads_json(
 def loads_yaml(data: bytes | str, what: str = "document", *, max_depth: int = MAX_DEPTH) -> Any:
     """Parse YAML text with PyYAML's safe loader within bounds: no anchors or aliases (their
     expansion is a document size bomb), nesting at most ``max_depth`` deep. Each refusal is an
-    :class:`InputError` naming ``what``; text that is not YAML too."""
+    :class:`InputError` naming ``what``; text that is not YAML, or a value its tag cannot build, too."""
     import yaml
 
     if isinstance(data, bytes):  # YAML would also take UTF-16 by its byte-order mark: configs are UTF-8
@@ -231,6 +231,8 @@ def loads_yaml(data: bytes | str, what: str = "document", *, max_depth: int = MA
         raise InputError(f"{what}: not valid YAML: {one_line(str(e))}") from None
     except RecursionError:
         raise InputError(f"{what}: nested more than {max_depth} deep") from None
+    except ValueError as e:  # a value its tag cannot build: a date 2020-13-45, an int over Python's digit limit
+        raise InputError(f"{what}: a value cannot be read: {one_line(str(e), 200)}") from None
 
 
 def write_output(path: str, data: bytes, prefix: str = ".clue_env.") -> None:

@@ -183,3 +183,23 @@ def test_depth_walks_a_shared_structure_once_per_depth():
     with pytest.raises(InputError, match="nested more than 16 deep"):
         check_depth(inner, "doc", 16)
     assert time.perf_counter() - t < 0.5
+
+
+@pytest.mark.parametrize("doc", ["a: 2020-13-45\n", "a: " + "1" * 5000 + "\n"])
+def test_loads_yaml_refuses_a_value_its_tag_cannot_build_with_an_input_error(doc):
+    with pytest.raises(InputError, match="config: a value cannot be read") as e:
+        loads_yaml(doc, "config")
+    assert "\n" not in str(e.value)
+
+
+def test_rules_and_training_configs_report_an_unbuildable_value_naming_the_file(tmp_path):
+    from clue_env.engine.config import load_rules
+    from clue_env.engine.errors import ConfigError
+    from clue_env.training.config import TrainConfigError, load_train_config
+
+    path = tmp_path / "bad.yaml"
+    path.write_text("max_turns: 2020-13-45\n")
+    with pytest.raises(ConfigError, match="bad.yaml: a value cannot be read: month must be in 1..12"):
+        load_rules(str(path))
+    with pytest.raises(TrainConfigError, match="bad.yaml.*: a value cannot be read: month must be in 1..12"):
+        load_train_config(str(path))

@@ -247,8 +247,6 @@ def load_rules(rules: str | RulesConfig | dict[str, Any] = "classic", **override
             data = loads_yaml(read_regular(path, RULES_FILE_LIMIT, "rules file"), f"rules file {path}")
         except InputError as e:
             raise ConfigError(str(e)) from None
-        except ValueError as e:  # e.g. an integer over Python's digit limit
-            raise ConfigError(f"rules file {path} cannot be read: {short(str(e), 200)}") from None
         cfg = from_dict(data or {})
     else:
         raise ConfigError(f"rules must be a preset name, a YAML path, a mapping or a RulesConfig, got {short(rules)}")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine.errors import ConfigError
-from ..fileio import InputError, loads_yaml, one_line, read_regular, short
+from ..fileio import InputError, loads_yaml, read_regular, short
 from .accusation import MAX_MEMBERS, ROW_WIDTH
 
 #: the largest seed a config may give: numpy's legacy seeding (used by SB3's ``set_random_seed``)
@@ -556,8 +556,6 @@ def load_train_config(source: str | dict[str, Any]) -> TrainConfig:
             data = loads_yaml(read_regular(source, CONFIG_FILE_LIMIT, "training config"), f"training config {source!r}")
         except InputError as e:
             raise TrainConfigError(f"cannot read {e}") from None
-        except ValueError as e:  # e.g. an integer over Python's digit limit
-            raise TrainConfigError(f"cannot read training config {source!r}: {one_line(str(e), 200)}") from None
         if data is None:
             data = {}
     else:
