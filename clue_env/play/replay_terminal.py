@@ -35,7 +35,7 @@ from ..engine.cards import CARDS, N_ROOMS, ROOM_BASE, ROOMS, SUSPECTS, WEAPON_BA
 from ..engine.events import HIDDEN, Event, Move, Peek, Show
 from ..engine.wording import OVER_REASONS, corridor_text, result_text, room_name
 from ..replay import Playback, action_words
-from .screen import terminal_safe, terminal_size, wrap
+from .screen import terminal_safe, terminal_size, typed_number, wrap
 
 PUBLIC = "public"
 ALL = "all"
@@ -43,8 +43,6 @@ HELP = (
     "commands: n or Enter = next step, p = back, g N = go to step N, seat player_k = that seat's view, "
     "all = every card, public = the public view, board, legend, notes, help, q = quit"
 )
-#: the longest number a command takes (a longer one is out of range)
-MAX_DIGITS = 9
 
 InputFn = Callable[[str], str]
 
@@ -108,7 +106,7 @@ class ReplayTerminal:
             else:
                 self.go(self.pos - 1)
         elif verb in ("g", "go", "goto"):
-            k = _number(args[0]) if len(args) == 1 else None
+            k = typed_number(args[0]) if len(args) == 1 else None
             if k is None or not 0 <= k <= self.pb.steps:
                 self.say(f"g N goes to step N, 0..{self.pb.steps}")
             else:
@@ -231,7 +229,7 @@ class ReplayTerminal:
 
     # ------------------------------------------------------------------ names
     def _seat(self, text: str) -> int | None:
-        seat = _number(text.removeprefix("player_"))
+        seat = typed_number(text.removeprefix("player_"))
         return seat if seat is not None and seat < self.pb.replay.num_players else None
 
     def _seat_name(self, seat: int) -> str:
@@ -241,14 +239,6 @@ class ReplayTerminal:
 
     def _view_name(self) -> str:
         return self.view if isinstance(self.view, str) else f"player_{self.view}"
-
-
-def _number(text: str) -> int | None:
-    """A number typed in a command: ASCII digits only (not ``²`` nor ``٣``); one longer than
-    :data:`MAX_DIGITS` is out of every range; ``None`` when it is no number."""
-    if not (text.isascii() and text.isdigit()):
-        return None
-    return int(text) if len(text) <= MAX_DIGITS else 10**MAX_DIGITS
 
 
 def word_event(ev: Event, game: Any, view: str | int, display: dict[str, str]) -> str:

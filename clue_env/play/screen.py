@@ -1,12 +1,13 @@
 """The terminal's compact screen: one decision drawn to fit the terminal (80x24 and up).
 
 Pure functions of text, no game state: :func:`terminal_safe` (control characters shown
-escaped), :func:`wrap` (at word boundaries), :func:`fit_news` (the most recent lines that fit,
-with ``(N earlier: type log)``), :func:`label_board` (the ``ansi`` board with row and column
-numbers and the reachable squares marked), :func:`fold_board` (the same board in half the rows:
-its north half beside its south half), :func:`beside` (two columns) and :func:`compose` (a
-:class:`Panel`: header, news, hand, pending suggestion, choices and a footer, cut to the rows
-available). :class:`~clue_env.play.terminal.TerminalUI` fills them from what the deciding seat
+escaped), :func:`typed_number` (ASCII digits only), :func:`wrap` (at word boundaries),
+:func:`fit_news` (the most recent lines that fit, with ``(N earlier: type log)``),
+:func:`label_board` (the ``ansi`` board with row and column numbers and the reachable squares
+marked), :func:`fold_board` (the same board in half the rows: its north half beside its south
+half), :func:`beside` (two columns) and :func:`compose` (a :class:`Panel`: header, news, hand,
+pending suggestion, choices and a footer, cut to the rows available).
+:class:`~clue_env.play.terminal.TerminalUI` fills them from what the deciding seat
 may know (R31).
 """
 
@@ -27,6 +28,8 @@ SLACK = 3
 #: the mark of a square the seat can move to after its roll
 MARK = "*"
 FOOTER = "more: board | notes | log | legal | help"
+#: the most digits a typed number keeps (a longer one is out of every range)
+MAX_DIGITS = 9
 #: the bidirectional-text controls: they reorder what the terminal shows after them
 BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
@@ -49,6 +52,16 @@ def terminal_safe(text: str, newlines: bool = False) -> str:
         else:
             out.append(ch)
     return "".join(out)
+
+
+def typed_number(text: str) -> int | None:
+    """A number typed at a prompt or in a command: ASCII digits only (not ``²`` nor ``٣``),
+    whitespace around it ignored; one longer than :data:`MAX_DIGITS` is ``10**MAX_DIGITS``, out of
+    every range; ``None`` when it is no number."""
+    t = text.strip()
+    if not (t.isascii() and t.isdigit()):
+        return None
+    return int(t) if len(t) <= MAX_DIGITS else 10**MAX_DIGITS
 
 
 def terminal_size(fallback: tuple[int, int] = FALLBACK) -> tuple[int, int]:
@@ -240,6 +253,7 @@ __all__ = [
     "BIDI_CONTROLS",
     "FOOTER",
     "MARK",
+    "MAX_DIGITS",
     "SLACK",
     "WIDE",
     "Panel",
@@ -251,5 +265,6 @@ __all__ = [
     "label_board",
     "terminal_safe",
     "terminal_size",
+    "typed_number",
     "wrap",
 ]

@@ -63,6 +63,7 @@ from .screen import (
     label_board,
     terminal_safe,
     terminal_size,
+    typed_number,
     wrap,
 )
 from .seat_lines import short_lines
@@ -505,7 +506,7 @@ class TerminalUI:
                 self._play(seat, hint)
                 return
             shows = groups["show"]
-            n = _number(line)
+            n = typed_number(line)
             if n is not None:
                 if 1 <= n <= len(shows):
                     self._play(seat, shows[n - 1])
@@ -523,7 +524,7 @@ class TerminalUI:
         line = self._ask("> ", legal)
         if self._bad_line(line):
             return
-        n = _number(line)
+        n = typed_number(line)
         if n is not None:
             verbs = list(groups)
             if 1 <= n <= len(verbs):
@@ -703,7 +704,7 @@ class TerminalUI:
                 continue
             if not line.strip():
                 return None
-            n = _number(line)
+            n = typed_number(line)
             if n is not None:
                 if 1 <= n <= len(items):
                     return items[n - 1][0]
@@ -909,14 +910,6 @@ def notes_lines(
 
 
 # ---------------------------------------------------------------------- helpers
-def _number(line: str) -> int | None:
-    """A menu number (ASCII digits only; absurdly long ones are a number out of range)."""
-    t = line.strip()
-    if not (t.isascii() and t.isdigit()):
-        return None
-    return int(t) if len(t) <= 9 else 10**9
-
-
 def legal_short(groups: dict[str, tuple[str, ...]]) -> list[str]:
     """``groups`` (verb -> legal text forms) as lines: a verb with more than :data:`SHORT_AT`
     choices as its form and their count (``accuse SUSPECT WEAPON ROOM (324 choices)``), the
