@@ -31,12 +31,10 @@ network's most probable legal action, so its play is deterministic given the gam
 from __future__ import annotations
 
 import os
-import stat
 from typing import Any
 
 import numpy as np
 
-from clue_env import fileio
 from clue_env.codec import default_codec
 from clue_env.engine.cards import N_ROOMS
 
@@ -146,21 +144,13 @@ def planner_kwargs(meta: dict[str, Any], path: str) -> dict[str, Any]:
 
 def _load(path: str) -> tuple[Any, Any, dict[str, Any]]:
     """(network, accusation head or None, planner parameters) in ``path``, loaded once per process.
-    A path that is there but not a regular file is refused with a :class:`CheckpointError` saying
-    what it is (a directory, a FIFO, a device), without opening it (a FIFO never blocks)."""
+    A path that is missing or not a regular file (a directory, a FIFO, a device) is refused by
+    :func:`~clue_env.training.checkpoint.load_policy` with a :class:`CheckpointError` saying so."""
     try:
         st = os.stat(path)
         key: Any = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
     except OSError:
         key = os.path.abspath(path)  # load_policy reports the missing file
-    else:
-        if not stat.S_ISREG(st.st_mode):
-            from clue_env.training.checkpoint import CheckpointError
-
-            try:
-                fileio.check_regular(path, "policy file")
-            except fileio.InputError as e:
-                raise CheckpointError(str(e)) from None
     if key not in _NETS:
         from clue_env.training.checkpoint import load_accusation, load_policy
 
