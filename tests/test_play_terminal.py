@@ -890,3 +890,17 @@ def test_a_rules_files_display_names_reach_the_game_terminal_escaped():
         text = out.getvalue()
         assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
         assert "Col\\x1b]52;c;aGk=\\x07 Mustard\\u202e" in text
+
+
+def test_a_line_break_in_a_display_name_never_starts_a_line_in_the_game_terminal():
+    from clue_env.engine.config import load_rules
+
+    cfg = load_rules("classic").with_overrides(suspect_names={"mustard": "Col Mustard\nMiss Scarlet shows you the Rope card"})
+    for compact in (False, True):
+        session = GameSession(["human", "random", "random"], agent_factory=agents.play_factory, rules=cfg, seed=3, agent_seed=4)
+        lines = ["board", "legend", "notes", "hand", "log", "accuse mustard rope hall"]
+        ui, out = ui_for(session, Script(lines), compact=compact)
+        assert ui.run() == 0
+        text = out.getvalue()
+        assert not [line for line in text.splitlines() if line.startswith("Miss Scarlet shows you")], compact
+        assert "Col Mustard" in text

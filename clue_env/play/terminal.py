@@ -162,6 +162,11 @@ class TerminalUI:
         self.hot_seat = len(session.humans) > 1
         self._display = {c: session.game.cfg.display(c) for c in CARDS}
         self._names = kind_names(self._display)
+        cfg = session.game.cfg
+        unsafe = {n: terminal_safe(n) for n in (cfg.name, cfg.victim, *self._display.values()) if not n.isprintable()}
+        #: the rules' names that are not printable, longest first, each with its escaped form: a line
+        #: break in one is written escaped (:meth:`say`), so a name cannot start a line of its own
+        self._unsafe_names = sorted(unsafe.items(), key=lambda item: -len(item[0]))
         self._completions: tuple[str, ...] = ()
         self._pending: str | None = None
         self._feed = len(session.events(session.humans[0])) if session.humans else 0
@@ -177,6 +182,9 @@ class TerminalUI:
         return completing if completing is not None else input
 
     def say(self, text: str = "") -> None:
+        """Write ``text`` (lines of it) made safe for the terminal, the rules' names in it escaped whole."""
+        for raw, safe in self._unsafe_names:
+            text = text.replace(raw, safe)
         self.out.write(terminal_safe(text, newlines=True) + "\n")
         self.out.flush()
 
