@@ -85,7 +85,9 @@ def read_regular(path: str, limit: int, what: str = "file") -> bytes:
 
     Refused with :class:`InputError` before any read: a missing path, a directory, a FIFO (opened
     without blocking, so a planted FIFO never hangs the reader), a device, a file over ``limit``
-    bytes. A file that grows past ``limit`` while being read is refused too."""
+    bytes. A file that grows past ``limit`` while being read is refused too. What is not a regular
+    file is refused from its ``stat`` alone, never opened (opening some devices acts on them)."""
+    check_regular(path, what)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except FileNotFoundError:
