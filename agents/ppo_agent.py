@@ -1,9 +1,6 @@
-"""``ppo:PATH``: a trained policy (``ppo`` alone: the policy shipped in ``models/`` for the game's
-rules and player count: the network ``clue_ppo.pt`` for classic, ``clue_ppo_2023.pt`` for the 2023
-rules with 3-6 players, ``clue_ppo_2p.pt`` for the two-player game, each with its mixed-opponent
-accusation head: ``clue_ppo_mixed.pt``, ``clue_ppo_2023_mixed.pt``, ``clue_ppo_2p_mixed.pt``; with 3 or 4
-classic players ``clue_ppo_3p_mixed.pt`` or ``clue_ppo_4p_mixed.pt``, a bag of two heads with the 3-player network
-``clue_ppo_3p.pt`` or the 4-player network ``clue_ppo_4p.pt``, which reads a ``deduction:tells=0.35`` planner).
+"""``ppo:PATH``: a trained policy. ``ppo`` alone plays the file ``models/manifest.yaml`` names for the
+game's rules and player count, and ``ppo_accuse`` the file it names for that spec
+(:mod:`agents.manifest`, which checks the file against its recorded SHA-256).
 
 A policy file may also hold an accusation head (:mod:`clue_env.training.accusation_net`):
 then at every decision where an accusation is legal and the network's own choice is not one, the
@@ -40,6 +37,7 @@ from clue_env.engine.cards import N_ROOMS
 
 from . import register_agent
 from .base import Agent
+from .manifest import shipped_file
 
 CODEC = default_codec()
 #: the planner's move scores a ``room_values=3`` network reads (``clue_env.training.network.MOVE_SCORES``;
@@ -48,78 +46,13 @@ MOVE_SCORES = 2 * N_ROOMS + 2
 #: the policy's top actions in an account of a decision (replays)
 ACCOUNT_TOP = 3
 
-#: the policies shipped with the project
-MODELS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models")
-#: the shipped policy for 3-6 players (trained on classic; configs/train/shipped.yaml + finetune.yaml)
-SHIPPED_POLICY = os.path.join(MODELS, "clue_ppo.pt")
-#: the shipped policy for the two-player game (trained on 2023 rules, R30; configs/train/two_player_big.yaml, two
-#: DAgger-on-moves passes, then widened to read its planner's room values, move scores and suggestion scores:
-#: benchmarks/room_value_probe.py --mode 2, 3 and 4; its files name a ``deduction:tells=0.35`` planner)
-SHIPPED_POLICY_2P = os.path.join(MODELS, "clue_ppo_2p.pt")
-#: the shipped policy for the 2023 rules with 3-6 players (configs/train/edition2023.yaml)
-SHIPPED_POLICY_2023 = os.path.join(MODELS, "clue_ppo_2023.pt")
-#: the classic network with its accusation head fitted against mixed opponents (feature set 3,
-#: configs/train/accusation_classic_mixed_v3_all.yaml): what ``ppo`` plays in classic games with 3-6 players
-SHIPPED_POLICY_MIXED = os.path.join(MODELS, "clue_ppo_mixed.pt")
-#: the 2023 network (3-6 players) with its mixed-opponent head (configs/train/accusation_2023_mixed_v3_all.yaml)
-SHIPPED_POLICY_2023_MIXED = os.path.join(MODELS, "clue_ppo_2023_mixed.pt")
-#: the two-player network with its mixed-opponent head of feature set 5 (each opponent's simulated progress,
-#: configs/train/accusation_2p_mixed_v5_dd.yaml)
-SHIPPED_POLICY_2P_MIXED = os.path.join(MODELS, "clue_ppo_2p_mixed.pt")
-#: the 4-player network ``clue_ppo_4p.pt`` (the classic network widened to read a ``deduction:tells=0.35``
-#: planner's room values, move scores and suggestion scores: benchmarks/room_value_probe.py --mode 3, then
-#: --mode 4, since 2026-12-07) with a bag of two accusation heads (the mixed head above and a 4-player head of
-#: feature set 5, configs/train/accusation_classic_4p_v5.yaml; ``python -m clue_env.training.combine --head
-#: A,B``): it accuses where the mean of the two heads' stop-minus-wait logits is above zero. What ``ppo`` plays
-#: in 4-player classic games
-SHIPPED_POLICY_4P_MIXED = os.path.join(MODELS, "clue_ppo_4p_mixed.pt")
-#: the classic network after two PPO stages against 2 ``deduction`` in 3-player games
-#: (configs/train/finetune_3p.yaml from :data:`SHIPPED_POLICY`, then finetune_3p_b.yaml); what ``ppo`` plays with
-#: 3 classic players
-SHIPPED_NETWORK_3P = os.path.join(MODELS, "clue_ppo_3p.pt")
-#: the classic network widened to read a ``deduction:tells=0.35`` planner (see :data:`SHIPPED_POLICY_4P_MIXED`,
-#: which plays it with 4 classic players)
-SHIPPED_NETWORK_4P = os.path.join(MODELS, "clue_ppo_4p.pt")
-#: that 3-player network with the same bag of two heads as with 4 players, but its set-5 head fitted on 12,000
-#: recorded 3-player games (configs/train/accusation_classic_3p_v5_12k.yaml). What ``ppo`` plays in 3-player
-#: classic games
-SHIPPED_POLICY_3P_MIXED = os.path.join(MODELS, "clue_ppo_3p_mixed.pt")
-#: the file ``ppo`` plays for a shipped network with a given number of players, where it is not the
-#: network's file in :data:`PLAY_POLICIES`
-PLAY_POLICIES_BY_PLAYERS = {
-    (SHIPPED_POLICY, 3): SHIPPED_POLICY_3P_MIXED,
-    (SHIPPED_POLICY, 4): SHIPPED_POLICY_4P_MIXED,
-}
-#: the file ``ppo`` plays for each shipped network
-PLAY_POLICIES = {
-    SHIPPED_POLICY: SHIPPED_POLICY_MIXED,
-    SHIPPED_POLICY_2023: SHIPPED_POLICY_2023_MIXED,
-    SHIPPED_POLICY_2P: SHIPPED_POLICY_2P_MIXED,
-}
-#: every network file shipped in ``models/``; the other files there name one of them (policy format version 2)
-NETWORK_FILES = (SHIPPED_POLICY, SHIPPED_POLICY_2023, SHIPPED_POLICY_2P, SHIPPED_NETWORK_3P, SHIPPED_NETWORK_4P)
-#: the same networks with their accusation heads (configs/train/accusation_*.yaml): the ``ppo_accuse`` spec
-ACCUSE_POLICIES = {
-    SHIPPED_POLICY: os.path.join(MODELS, "clue_ppo_accuse.pt"),
-    SHIPPED_POLICY_2023: os.path.join(MODELS, "clue_ppo_2023_accuse.pt"),
-    SHIPPED_POLICY_2P: os.path.join(MODELS, "clue_ppo_2p_accuse.pt"),
-}
-
 
 def shipped_policy(num_players: int, rules: Any = "classic", accuse: bool = False) -> str:
-    """The policy file ``ppo`` (no path) plays with ``num_players`` players under ``rules``
-    (a ruleset name or config): the two-player file for 2 players, the 2023 file for a ruleset
-    whose turn starts with a roll (R12: the 2023 turn structure), else the classic file; each
-    network with its mixed-opponent accusation head; ``accuse``: the network with
-    its head fitted against ``deduction`` (``ppo_accuse``)."""
-    if num_players == 2:
-        path = SHIPPED_POLICY_2P
-    else:
-        roll_first = rules.roll_first if hasattr(rules, "roll_first") else str(rules) == "edition2023"
-        path = SHIPPED_POLICY_2023 if roll_first else SHIPPED_POLICY
-    if accuse:
-        return ACCUSE_POLICIES[path]
-    return PLAY_POLICIES_BY_PLAYERS.get((path, num_players)) or PLAY_POLICIES.get(path, path)
+    """The checked path of the policy file ``ppo`` (no path) plays with ``num_players`` players under
+    ``rules`` (a ruleset name or config), or ``ppo_accuse`` with ``accuse``: the file
+    ``models/manifest.yaml`` names for that configuration (:func:`agents.manifest.shipped_file`; a
+    ruleset whose turn starts with the roll, R12, counts as ``edition2023``, any other as ``classic``)."""
+    return shipped_file("ppo_accuse" if accuse else "ppo", num_players, rules)
 
 
 _NETS: dict[Any, Any] = {}
@@ -184,13 +117,6 @@ class PPOAgent(Agent):
 
         cfg = rules if hasattr(rules, "roll_first") else load_rules(rules)
         self.path = path or shipped_policy(num_players, cfg, accuse=accuse)
-        if not path and net is None and not os.path.isfile(self.path):
-            from clue_env.training.checkpoint import CheckpointError
-
-            raise CheckpointError(
-                f"the shipped policy file {self.path!r} is missing: in a clone, restore it (git checkout -- models/); "
-                "an installed clue-env ships it (reinstall it); or name a policy file of your own: ppo:PATH"
-            )
         if net is not None:
             self.net, self.accusation = net, accusation
             planner = planner_kwargs({"planner": planner or {}}, "the planner argument")

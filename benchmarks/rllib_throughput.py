@@ -165,10 +165,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     import tempfile
 
-    from agents.ppo_agent import SHIPPED_POLICY
+    from agents.manifest import shipped_network
     from clue_env.training.rllib_backend import ray_session, ray_version
 
-    init = SHIPPED_POLICY
+    init = shipped_network("ppo", 5, "classic")  # the classic network, behind the file ppo plays with 5 or 6 players
     rows: list[dict[str, Any]] = []
     print(f"ray {ray_version()}, {os.cpu_count()} CPUs; learner from {os.path.relpath(init, ROOT)}; 4 players")
     tmp = tempfile.mkdtemp(prefix="clue-rllib-bench-")

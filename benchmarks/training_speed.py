@@ -133,10 +133,14 @@ def main(argv: list[str] | None = None) -> int:
     c4 = connect_four_rate(args.seconds)
     print(f"connect_four_v3 random play: {c4:,.0f} moves/s (reference)")
     specs = ["random", "notebook", "deduction"]
-    from agents.ppo_agent import SHIPPED_POLICY
+    from agents.manifest import ManifestError, shipped_network
 
-    sp = args.selfplay or SHIPPED_POLICY
-    if os.path.exists(sp):
+    try:  # the classic network: the one behind the file ppo plays with 5 or 6 classic players
+        classic = shipped_network("ppo", 5, "classic")
+    except ManifestError:
+        classic = ""
+    sp = args.selfplay or classic
+    if sp and os.path.exists(sp):
         specs.append(f"ppo:{sp}")
     for spec in specs:
         r = adapter_rate(spec, args.seconds)
@@ -148,10 +152,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"env() never-accuse, belief_features={belief!s:<8} {r:>8,.0f} moves/s  ({r / c4:.3f} x connect4)")
     if not args.skip_ppo:
         for spec in args.ppo_opponents.split(","):
-            if not os.path.exists(SHIPPED_POLICY):
+            if not classic:
                 print("MaskablePPO figure skipped: no shipped policy to start from")
                 break
-            r = ppo_rate(spec, args.ppo_steps, args.n_envs, args.workers, SHIPPED_POLICY)
+            r = ppo_rate(spec, args.ppo_steps, args.n_envs, args.workers, classic)
             rows[f"MaskablePPO with updates vs 3 {spec}"] = r
             print(f"MaskablePPO incl. updates, {args.n_envs} envs / {args.workers} workers, vs 3 {spec:<10} "
                   f"{r:>8,.0f} learner steps/s  ({r / c4:.3f} x connect4)")  # fmt: skip

@@ -13,7 +13,8 @@ torch = pytest.importorskip("torch")
 
 import clue_env  # noqa: E402
 from agents import SpecFactory, make_agent  # noqa: E402
-from agents.ppo_agent import SHIPPED_POLICY, PPOAgent  # noqa: E402
+from agents.manifest import MODELS  # noqa: E402
+from agents.ppo_agent import PPOAgent  # noqa: E402
 from clue_env.codec import default_codec  # noqa: E402
 from clue_env.engine.events import Accuse, NoRefute, Show, Suggest, Turn  # noqa: E402
 from clue_env.engine.knowledge import Knowledge  # noqa: E402
@@ -41,6 +42,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: where the per-seat race block starts in a stop-feature vector (see accusation.stop_features)
 RACE_START_FOR_TEST = STOP_FEATURES - 6 * 9 - 9
 CODEC = default_codec()
+
+#: the classic network (no head)
+SHIPPED_POLICY = os.path.join(MODELS, "clue_ppo.pt")
 
 
 def _deduction_game(n: int = 4, seed: int = 3, rules: str = "classic"):

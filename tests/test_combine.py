@@ -9,9 +9,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents.ppo_agent import SHIPPED_POLICY, SHIPPED_POLICY_MIXED  # noqa: E402
+from agents.manifest import MODELS  # noqa: E402
 from clue_env.training.checkpoint import CheckpointError, load_accusation, load_policy, save_policy  # noqa: E402
 from clue_env.training.combine import combine_policy, main  # noqa: E402
+
+#: the classic network and the file that pairs it with its mixed-opponent head
+SHIPPED_POLICY, SHIPPED_POLICY_MIXED = (os.path.join(MODELS, n) for n in ("clue_ppo.pt", "clue_ppo_mixed.pt"))
 
 
 def _other_network(tmp_path) -> str:

@@ -12,18 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents.ppo_agent import (  # noqa: E402
-    MODELS,
-    NETWORK_FILES,
-    PLAY_POLICIES,
-    PLAY_POLICIES_BY_PLAYERS,
-    SHIPPED_NETWORK_3P,
-    SHIPPED_NETWORK_4P,
-    SHIPPED_POLICY,
-    SHIPPED_POLICY_3P_MIXED,
-    SHIPPED_POLICY_4P_MIXED,
-    SHIPPED_POLICY_MIXED,
-)
+from agents.manifest import MODELS, load_manifest  # noqa: E402
 from clue_env.training.checkpoint import (  # noqa: E402
     FORMAT,
     REF_VERSION,
@@ -37,6 +26,9 @@ from clue_env.training.checkpoint import (  # noqa: E402
 )
 from clue_env.training.combine import combine_policy  # noqa: E402
 from clue_env.training.policy_file import describe_policy, embed_policy, link_policy, main  # noqa: E402
+
+#: the classic network and the file that pairs it with its mixed-opponent head
+SHIPPED_POLICY, SHIPPED_POLICY_MIXED = (os.path.join(MODELS, n) for n in ("clue_ppo.pt", "clue_ppo_mixed.pt"))
 
 MB = 1024 * 1024
 
@@ -211,23 +203,21 @@ def test_the_cli_links_shows_and_embeds_and_names_problems(tmp_path, capsys):
 
 
 def test_the_shipped_files_share_their_networks_and_models_stay_small():
-    """Every shipped file that pairs a network with a head names that network's file; each loads."""
+    """Every shipped file that pairs a network with a head names the network file the manifest says; each loads."""
     files = sorted(glob.glob(os.path.join(MODELS, "*.pt")))
-    referenced = {
+    entries = {p.path: p for p in load_manifest().policies}
+    networks = {p.path for p in entries.values() if p.network is None}
+    assert networks == {
         os.path.join(MODELS, f"{n}.pt") for n in ("clue_ppo", "clue_ppo_2023", "clue_ppo_2p", "clue_ppo_3p", "clue_ppo_4p")
     }
-    assert set(NETWORK_FILES) == referenced and set(PLAY_POLICIES) < referenced
-    # the 3- and 4-player files play their own networks; every other head file names its family's network
-    assert read_raw_policy_file(SHIPPED_POLICY_3P_MIXED)[0]["network_file"]["name"] == os.path.basename(SHIPPED_NETWORK_3P)
-    assert read_raw_policy_file(SHIPPED_POLICY_4P_MIXED)[0]["network_file"]["name"] == os.path.basename(SHIPPED_NETWORK_4P)
     for path in files:
         raw, _ = read_raw_policy_file(path)
-        if path in referenced:
+        if path in networks:
             assert raw["version"] == 1, path
         else:
-            assert raw["version"] == REF_VERSION and os.path.join(MODELS, raw["network_file"]["name"]) in referenced, path
+            assert raw["version"] == REF_VERSION and raw["network_file"]["name"] == entries[path].network, path
             assert os.path.getsize(path) < 0.3 * MB
         load_policy(path)
-    assert set(PLAY_POLICIES.values()) | set(PLAY_POLICIES_BY_PLAYERS.values()) <= set(files)
-    # five networks of about 1.9 MB each (classic, 2023, two-player, 3- and 4-player classic) and their head files
+    # the files ppo and ppo_accuse play are the linked ones (each network with a head)
+    assert {p.path for p in entries.values() if p.plays} == set(files) - networks
     assert sum(os.path.getsize(p) for p in files) < 12 * MB

@@ -11,18 +11,7 @@ torch = pytest.importorskip("torch")
 
 import clue_env  # noqa: E402
 from agents import make_agent  # noqa: E402
-from agents.ppo_agent import (  # noqa: E402
-    ACCUSE_POLICIES,
-    SHIPPED_NETWORK_3P,
-    SHIPPED_POLICY,
-    SHIPPED_POLICY_2P,
-    SHIPPED_POLICY_2P_MIXED,
-    SHIPPED_POLICY_3P_MIXED,
-    SHIPPED_POLICY_4P_MIXED,
-    SHIPPED_POLICY_2023,
-    SHIPPED_POLICY_2023_MIXED,
-    SHIPPED_POLICY_MIXED,
-)
+from agents.manifest import MODELS, load_manifest  # noqa: E402
 from agents.tournament import run_tournament  # noqa: E402
 from clue_env.codec import default_codec  # noqa: E402
 from clue_env.engine.cards import N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS  # noqa: E402
@@ -30,6 +19,18 @@ from clue_env.engine.config import load_rules  # noqa: E402
 from clue_env.training.checkpoint import load_policy, save_policy  # noqa: E402
 from clue_env.training.features import POLICY_LAYOUT, layout_hash  # noqa: E402
 from clue_env.training.network import CARD_FEATURES, CluePolicyNet  # noqa: E402
+
+
+def _models(*names: str) -> list[str]:
+    """The shipped files these tests name (models/manifest.yaml says which configuration plays each)."""
+    return [os.path.join(MODELS, n) for n in names]
+
+
+CLASSIC, CLASSIC_MIXED, CLASSIC_ACCUSE = _models("clue_ppo.pt", "clue_ppo_mixed.pt", "clue_ppo_accuse.pt")
+NETWORK_3P, MIXED_3P, MIXED_4P = _models("clue_ppo_3p.pt", "clue_ppo_3p_mixed.pt", "clue_ppo_4p_mixed.pt")
+E2023, E2023_MIXED, E2023_ACCUSE = _models("clue_ppo_2023.pt", "clue_ppo_2023_mixed.pt", "clue_ppo_2023_accuse.pt")
+TWO, TWO_MIXED, TWO_ACCUSE = _models("clue_ppo_2p.pt", "clue_ppo_2p_mixed.pt", "clue_ppo_2p_accuse.pt")
+ACCUSE = {CLASSIC: CLASSIC_ACCUSE, E2023: E2023_ACCUSE, TWO: TWO_ACCUSE}
 
 
 @pytest.fixture(scope="module")
@@ -68,21 +69,7 @@ def test_network_logits_cover_every_action_and_follow_the_layout():
     assert torch.allclose(d, torch.zeros(3), atol=1e-5)
 
 
-@pytest.mark.parametrize(
-    "path",
-    [
-        SHIPPED_POLICY,
-        SHIPPED_POLICY_2P,
-        SHIPPED_POLICY_2023,
-        SHIPPED_POLICY_MIXED,
-        SHIPPED_POLICY_2023_MIXED,
-        SHIPPED_POLICY_2P_MIXED,
-        SHIPPED_POLICY_3P_MIXED,
-        SHIPPED_POLICY_4P_MIXED,
-        SHIPPED_NETWORK_3P,
-        *ACCUSE_POLICIES.values(),
-    ],  # fmt: skip
-)
+@pytest.mark.parametrize("path", [p.path for p in load_manifest().policies])
 def test_shipped_policies_are_present_small_and_load(path):
     assert os.path.isfile(path), f"{path} is missing"
     assert os.path.getsize(path) < 8 * 1024 * 1024
@@ -93,13 +80,13 @@ def test_shipped_policies_are_present_small_and_load(path):
 
 
 def test_ppo_plays_the_two_player_policy_with_two_players_and_the_others_by_ruleset():
-    assert make_agent("ppo", seat=0, num_players=2, rules="edition2023").path == SHIPPED_POLICY_2P_MIXED
+    assert make_agent("ppo", seat=0, num_players=2, rules="edition2023").path == TWO_MIXED
     for n in (3, 4, 5, 6):
-        classic = {3: SHIPPED_POLICY_3P_MIXED, 4: SHIPPED_POLICY_4P_MIXED}.get(n, SHIPPED_POLICY_MIXED)
+        classic = {3: MIXED_3P, 4: MIXED_4P}.get(n, CLASSIC_MIXED)
         assert make_agent("ppo", seat=0, num_players=n).path == classic
         assert make_agent("ppo", seat=0, num_players=n, rules=load_rules("classic")).path == classic
-        assert make_agent("ppo", seat=0, num_players=n, rules="edition2023").path == SHIPPED_POLICY_2023_MIXED
-        assert make_agent("ppo", seat=0, num_players=n, rules=load_rules("edition2023")).path == SHIPPED_POLICY_2023_MIXED
+        assert make_agent("ppo", seat=0, num_players=n, rules="edition2023").path == E2023_MIXED
+        assert make_agent("ppo", seat=0, num_players=n, rules=load_rules("edition2023")).path == E2023_MIXED
 
 
 def test_ppo_accuse_plays_each_shipped_network_with_its_accusation_head():
@@ -110,26 +97,24 @@ def test_ppo_accuse_plays_each_shipped_network_with_its_accusation_head():
     from clue_env.training.checkpoint import load_accusation
 
     for n, rules, base in (
-        (4, "classic", SHIPPED_POLICY),
-        (5, "edition2023", SHIPPED_POLICY_2023),
-        (2, "edition2023", SHIPPED_POLICY_2P),
+        (4, "classic", CLASSIC),
+        (5, "edition2023", E2023),
+        (2, "edition2023", TWO),
     ):
         a = make_agent("ppo_accuse", seat=0, num_players=n, rules=rules)
-        assert a.path == ACCUSE_POLICIES[base] and a.accusation is not None
+        assert a.path == ACCUSE[base] and a.accusation is not None
         plain = make_agent("ppo", seat=0, num_players=n, rules=rules)
         assert load_accusation(base) is None  # the network files themselves carry no head
-        mixed = {SHIPPED_POLICY: SHIPPED_POLICY_4P_MIXED, SHIPPED_POLICY_2023: SHIPPED_POLICY_2023_MIXED}.get(
-            base, SHIPPED_POLICY_2P_MIXED
-        )
+        mixed = {CLASSIC: MIXED_4P, E2023: E2023_MIXED}.get(base, TWO_MIXED)
         assert plain.path == mixed and plain.accusation is not None
         # the 4-player classic file bags the set-3 mixed head with a set-5 head: it reads set 5
-        assert plain.accusation.inputs == (STOP_FEATURES_V3 if base == SHIPPED_POLICY_2023 else STOP_FEATURES_V5)
-        assert plain.accusation.members == (2 if base == SHIPPED_POLICY else 1)
+        assert plain.accusation.inputs == (STOP_FEATURES_V3 if base == E2023 else STOP_FEATURES_V5)
+        assert plain.accusation.members == (2 if base == CLASSIC else 1)
         # the same network: the head is the only difference (with 4 classic players, the 4-player network: the
         # classic one widened to read a planner, every classic weight unchanged, the first card layer with one
         # more input column, the room value's, after the card inputs and before the card's identity)
         sa, sb = a.net.state_dict(), plain.net.state_dict()
-        if base == SHIPPED_POLICY:
+        if base == CLASSIC:
             assert plain.net.room_values == 4 and a.net.room_values == 0 and set(sa) < set(sb)
             wide = sb["card.0.weight"]
             assert wide.shape[1] == sa["card.0.weight"].shape[1] + 1
@@ -138,18 +123,18 @@ def test_ppo_accuse_plays_each_shipped_network_with_its_accusation_head():
         assert all(torch.equal(sa[k], sb[k]) for k in sa)
         sc = load_policy(base)[0].state_dict()
         assert all(torch.equal(sa[k], sc[k]) for k in sa)
-    assert make_agent(f"ppo:{SHIPPED_POLICY}", seat=0, num_players=2, rules="edition2023").path == SHIPPED_POLICY
+    assert make_agent(f"ppo:{CLASSIC}", seat=0, num_players=2, rules="edition2023").path == CLASSIC
     # with 3 classic players: the mixed head bagged with a 3-player set-5 head; with 5 or 6: the mixed head alone
     # (and the 3-player network, the classic one after a PPO stage with 3 players)
     three = make_agent("ppo", seat=0, num_players=3)
     assert three.accusation.inputs == STOP_FEATURES_V5 and three.accusation.members == 2
-    s3, s4 = three.net.state_dict(), load_policy(SHIPPED_NETWORK_3P)[0].state_dict()
+    s3, s4 = three.net.state_dict(), load_policy(NETWORK_3P)[0].state_dict()
     assert all(torch.equal(s3[k], s4[k]) for k in s3)
-    assert load_accusation(SHIPPED_NETWORK_3P) is None
-    classic = load_policy(SHIPPED_POLICY)[0].state_dict()
+    assert load_accusation(NETWORK_3P) is None
+    classic = load_policy(CLASSIC)[0].state_dict()
     assert not all(torch.equal(s3[k], classic[k]) for k in s3)
     five = make_agent("ppo", seat=0, num_players=5)
-    assert five.path == SHIPPED_POLICY_MIXED and five.accusation.inputs == STOP_FEATURES_V3
+    assert five.path == CLASSIC_MIXED and five.accusation.inputs == STOP_FEATURES_V3
 
 
 def test_shipped_two_player_policy_finishes_its_games_and_beats_random():
@@ -206,7 +191,7 @@ def test_network_forward_equals_its_plain_reference_and_gradients_agree():
     torch.manual_seed(3)
     net = CluePolicyNet(hidden=32, card_hidden=16, context_to_card=16)
     env = clue_env.env(num_players=4)
-    agent = make_agent(f"ppo:{SHIPPED_POLICY}", seat=0, num_players=4, seed=0)  # a network without planner inputs
+    agent = make_agent(f"ppo:{CLASSIC}", seat=0, num_players=4, seed=0)  # a network without planner inputs
     xs = []
     env.reset(seed=2)
     rng = np.random.default_rng(0)

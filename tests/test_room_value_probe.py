@@ -17,11 +17,18 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 import room_value_probe  # noqa: E402
 
 import clue_env  # noqa: E402
+from agents.manifest import MODELS  # noqa: E402
 from agents.ppo_agent import PPOAgent  # noqa: E402
 from clue_env.engine.cards import N_ROOMS, ROOM_BASE  # noqa: E402
 from clue_env.training.checkpoint import CheckpointError, load_policy, read_policy_file, save_policy  # noqa: E402
 from clue_env.training.features import POLICY_LAYOUT  # noqa: E402
 from clue_env.training.network import CluePolicyNet, widen_for_room_values, with_roll_scores  # noqa: E402
+
+#: shipped files the tests below start from
+SHIPPED_POLICY_MIXED = os.path.join(MODELS, "clue_ppo_mixed.pt")  # the classic network, no room values, with a head
+SHIPPED_POLICY_2P_MIXED = os.path.join(MODELS, "clue_ppo_2p_mixed.pt")
+SHIPPED_NETWORK_4P = os.path.join(MODELS, "clue_ppo_4p.pt")
+SHIPPED_POLICY_4P_MIXED = os.path.join(MODELS, "clue_ppo_4p_mixed.pt")
 
 
 def _wide() -> tuple[CluePolicyNet, CluePolicyNet]:
@@ -442,7 +449,6 @@ def test_fit_only_new_in_mode_3_moves_the_move_score_weights_alone():
 def _mode_2_file(tmp_path) -> str:
     """The shipped two-player network cut back to ``room_values=2`` (its move- and suggestion-score
     scalars dropped), with its head: a ``--policy`` for ``--mode 3``."""
-    from agents.ppo_agent import SHIPPED_POLICY_2P_MIXED
     from clue_env.training.checkpoint import load_accusation
 
     shipped, _ = load_policy(SHIPPED_POLICY_2P_MIXED)
@@ -481,8 +487,6 @@ def test_a_mode_3_probe_widens_a_classic_network_first_and_floors_its_square_mov
     """``--mode 3`` on a network without room values (the 4-player classic probe of 2026-12-07): it is
     widened to ``room_values=2`` with zero new weights, then given move scores with ``--floor-squares``;
     without ``--skip-as-is`` it is refused, as ``--floor-squares`` is away from mode 3."""
-    from agents.ppo_agent import SHIPPED_POLICY_MIXED  # the classic network, no room values, with a head
-
     args = ["--players", "4", "--rules", "classic", "--teacher", "deduction:plan=roll", "--games", "2", "--epochs", "1",
             "--workers", "1", "--play", "2", "--mode", "3", "--fit-only-new", "--lr", "1e-2", "--policy",
             SHIPPED_POLICY_MIXED, "--data", str(tmp_path / "d.npz")]  # fmt: skip
@@ -680,7 +684,6 @@ def test_moves_own_scores_the_classic_moves_in_the_units_the_planner_moves_by():
 
 def test_a_planner_with_moves_own_is_named_by_a_policy_file_and_a_bad_one_refused(tmp_path):
     from agents import make_agent
-    from agents.ppo_agent import SHIPPED_NETWORK_4P
     from clue_env.training.checkpoint import check_planner
 
     net, _ = load_policy(SHIPPED_NETWORK_4P)
@@ -695,7 +698,6 @@ def test_a_planner_with_moves_own_is_named_by_a_policy_file_and_a_bad_one_refuse
 
 
 def test_refit_moves_fits_the_move_score_weights_alone_and_names_the_teachers_planner(tmp_path, capsys):
-    from agents.ppo_agent import SHIPPED_POLICY_4P_MIXED
     from clue_env.training.checkpoint import load_accusation
 
     shipped, _ = load_policy(SHIPPED_POLICY_4P_MIXED)  # as a file without roll scores, with its head
