@@ -700,3 +700,11 @@ def test_token_bucket_refills_forgets_full_buckets_and_refuses_bad_limits():
     for burst, interval in ((0, 1.0), (1, -1.0), (1, float("nan"))):
         with pytest.raises(ValueError, match="rate limit"):
             TokenBucket(burst, interval)
+    now[0] = 2000.0
+    b.spend("g", 0.5)  # spends what the work cost, refusing nothing: 1.5 left
+    b.take("g", "things")
+    with pytest.raises(ClientLimit):  # half a token left: not enough
+        b.take("g", "things")
+    b.spend("h", 99.0)  # never below empty
+    now[0] = 2010.0
+    b.take("h", "things")

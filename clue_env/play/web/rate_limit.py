@@ -65,6 +65,14 @@ class TokenBucket:
                 for c in [c for c, (t, when) in self._buckets.items() if self._level(t, when, now) >= self.burst]:
                     del self._buckets[c]
 
+    def spend(self, client: str, tokens: float) -> None:
+        """Take up to ``tokens`` more from ``client``'s bucket without refusing: the work they pay
+        for is done; an emptied bucket refuses the client's next :meth:`take` until it refills."""
+        with self._lock:
+            now = self.clock()
+            level, then = self._buckets.get(client, (float(self.burst), now))
+            self._buckets[client] = (max(0.0, self._level(level, then, now) - max(0.0, tokens)), now)
+
     def __len__(self) -> int:
         """The clients remembered (for tests and monitoring)."""
         return len(self._buckets)

@@ -334,11 +334,7 @@ def add_replay_routes(
 
     def charge(client: str, seconds: float) -> None:
         """Spend the rest of what a position cost (its first millisecond was spent to start it)."""
-        for _ in range(min(int(seconds * 1000), 10_000)):
-            try:
-                positions.take(client, "milliseconds of replay positions")
-            except ClientLimit:
-                return
+        positions.spend(client, seconds * 1000 - 1)
 
     @app.post("/api/replays", status_code=201)
     async def load(request: Request) -> JSONResponse:
