@@ -2,13 +2,13 @@
 game's rules and player count, and ``ppo_accuse`` the file it names for that spec
 (:mod:`agents.manifest`, which checks the file against its recorded SHA-256).
 
-A policy file may also hold an accusation head (:mod:`clue_env.training.accusation_net`):
+A policy file may also hold an accusation head (:mod:`clue_env.policy.accusation_net`):
 then at every decision where an accusation is legal and the network's own choice is not one, the
 head decides from the seat's view whether accusing its best triple now is worth more than
 waiting, and which legal triple to accuse (a hierarchical policy: both parts are learned).
 
 A network that reads the planner's room values (``room_values`` in its sizes, see
-:mod:`clue_env.training.network`) gets them, and with ``room_values=3`` the planner's score of each
+:mod:`clue_env.policy.network`) gets them, and with ``room_values=3`` the planner's score of each
 move action too, and with ``room_values=4`` its score of each suggestion as well, from a
 ``deduction`` planner of the agent's own seat, fed the same observations and info (R31) and seeded
 from the agent's seed; the planner chooses nothing, the network makes every decision. A policy file
@@ -19,7 +19,7 @@ one that draws N deals, and with ``"moves": "own"`` one whose classic move score
 own movement (the only planner parameters a file may set; anything else is refused with a
 :class:`CheckpointError`).
 
-The agent keeps its seat's policy features (:class:`clue_env.training.features.SeatFeatures`)
+The agent keeps its seat's policy features (:class:`clue_env.policy.features.SeatFeatures`)
 from the observation and ``info["seat_view"].events`` it is handed, exactly as in training, and plays the
 network's most probable legal action, so its play is deterministic given the game. Needs the
 ``train`` extra (torch).
@@ -40,7 +40,7 @@ from .base import Agent
 from .manifest import shipped_file
 
 CODEC = default_codec()
-#: the planner's move scores a ``room_values=3`` network reads (``clue_env.training.network.MOVE_SCORES``;
+#: the planner's move scores a ``room_values=3`` network reads (``clue_env.policy.network.MOVE_SCORES``;
 #: kept here so that this module imports torch only when an agent is made)
 MOVE_SCORES = 2 * N_ROOMS + 2
 #: the policy's top actions in an account of a decision (replays)
@@ -66,8 +66,8 @@ def _net(path: str) -> Any:
 def planner_kwargs(meta: dict[str, Any], path: str) -> dict[str, Any]:
     """The ``deduction`` planner's parameters from a policy file's ``meta`` (``{}``: the default
     planner); a :class:`CheckpointError` naming the file for anything else
-    (:func:`clue_env.training.checkpoint.check_planner`)."""
-    from clue_env.training.checkpoint import CheckpointError, check_planner
+    (:func:`clue_env.policy.checkpoint.check_planner`)."""
+    from clue_env.policy.checkpoint import CheckpointError, check_planner
 
     try:
         return check_planner(meta.get("planner", {}))
@@ -78,14 +78,14 @@ def planner_kwargs(meta: dict[str, Any], path: str) -> dict[str, Any]:
 def _load(path: str) -> tuple[Any, Any, dict[str, Any]]:
     """(network, accusation head or None, planner parameters) in ``path``, loaded once per process.
     A path that is missing or not a regular file (a directory, a FIFO, a device) is refused by
-    :func:`~clue_env.training.checkpoint.load_policy` with a :class:`CheckpointError` saying so."""
+    :func:`~clue_env.policy.checkpoint.load_policy` with a :class:`CheckpointError` saying so."""
     try:
         st = os.stat(path)
         key: Any = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
     except OSError:
         key = os.path.abspath(path)  # load_policy reports the missing file
     if key not in _NETS:
-        from clue_env.training.checkpoint import load_accusation, load_policy
+        from clue_env.policy.checkpoint import load_accusation, load_policy
 
         net, meta = load_policy(path)
         _NETS[key] = (net, load_accusation(path), planner_kwargs(meta, path))
@@ -109,7 +109,7 @@ class PPOAgent(Agent):
             import torch
         except ModuleNotFoundError:
             raise ValueError("the ppo agent needs torch: pip install -e '.[train]'") from None
-        from clue_env.training.features import POLICY_LAYOUT, SeatFeatures
+        from clue_env.policy.features import POLICY_LAYOUT, SeatFeatures
 
         self._torch = torch
         torch.set_num_threads(1)  # batch-1 inference: one thread is fastest and leaves the other core free
@@ -152,7 +152,7 @@ class PPOAgent(Agent):
         if obs.shape[0] == self._size:
             self._buf[: self._size] = obs
         else:
-            from clue_env.training.features import policy_observation
+            from clue_env.policy.features import policy_observation
 
             f = self.features.update(obs, info["seat_view"].events)
             policy_observation(obs, f, self._buf[: self._size])
@@ -217,8 +217,8 @@ class PPOAgent(Agent):
         """The accusation head's choice: a legal accusation now, or ``None`` to wait."""
         from clue_env.engine.cards import ROOM_BASE, WEAPON_BASE
         from clue_env.engine.game import Phase
-        from clue_env.training.accusation import FEATURE_SETS, RaceTracker, head_inputs
-        from clue_env.training.features import BASE_SIZE
+        from clue_env.policy.accusation import FEATURE_SETS, RaceTracker, head_inputs
+        from clue_env.policy.features import BASE_SIZE
 
         torch = self._torch
         view = info["seat_view"]

@@ -61,8 +61,8 @@ def _chunk(args: tuple[str, tuple[str, ...], str, list[int], int]) -> list[dict[
     from agents.tournament import arrangements
     from clue_env.codec import default_codec
     from clue_env.engine.knowledge import Contradiction
-    from clue_env.training.accusation import triple_posterior
-    from clue_env.training.features import BASE_SIZE, SeatFeatures
+    from clue_env.policy.accusation import triple_posterior
+    from clue_env.policy.features import BASE_SIZE, SeatFeatures
 
     codec = default_codec()
     candidate, opponents, rules, games, entropy = args

@@ -2,11 +2,11 @@
 
 An accusation stage recorded with ``accusation.features: 2`` (or 3) holds every input of set 1 too
 (set 2 adds two race inputs per seat, set 3 three more, see
-:class:`clue_env.training.accusation.RaceTracker`). This script loads such a run's recorded chunks,
+:class:`clue_env.policy.accusation.RaceTracker`). This script loads such a run's recorded chunks,
 splits them into training and held-out games exactly as the stage does (the same seed, share and
 line-up weights), fits one head on the recorded set and one on set 1 (its columns without the new
 ones per seat; for a set-5 recording, set 3: its columns without the opponents' simulated progress,
-:mod:`clue_env.training.opponent_model`), and reports, per line-up, each head's held-out gain in win rate over waiting for
+:mod:`clue_env.policy.opponent_model`), and reports, per line-up, each head's held-out gain in win rate over waiting for
 proof, the paired difference between the two heads (the same seat-games), and how often each
 accuses wrongly. Prints a table and writes JSON::
 
@@ -35,7 +35,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from clue_env.training.accusation import (  # noqa: E402
+from clue_env.policy.accusation import (  # noqa: E402
     FEATURE_SETS,
     MAX_SEATS,
     PER_SEAT,
@@ -87,7 +87,7 @@ def baseline_columns(recorded: int, baseline: int) -> np.ndarray:
 
 def as_baseline(trajs: list[Trajectory], baseline: int = 1) -> list[Trajectory]:
     """The trajectories with the inputs of feature set ``baseline`` only. Set 6's candidate triples
-    were chosen with its tell posterior too (see :func:`clue_env.training.accusation.head_inputs`),
+    were chosen with its tell posterior too (see :func:`clue_env.policy.accusation.head_inputs`),
     so its set-5 baseline scores the same candidates with set 5's two inputs per triple."""
     cols = baseline_columns(FEATURE_SETS[trajs[0].x.shape[1]], baseline) if trajs else set1_columns()
     tw = TRIPLE_WIDTH[baseline]

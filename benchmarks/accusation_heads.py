@@ -50,7 +50,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from accusation_features import as_baseline, load_run  # noqa: E402
 
-from clue_env.training.accusation import FEATURE_SETS, TRIPLE_WIDTH  # noqa: E402
+from clue_env.policy.accusation import FEATURE_SETS, TRIPLE_WIDTH  # noqa: E402
+from clue_env.policy.accusation_net import accusation_from_state  # noqa: E402
+from clue_env.policy.checkpoint import read_policy_file  # noqa: E402
 from clue_env.training.accusation_fit import (  # noqa: E402
     Trajectory,
     as_played,
@@ -59,8 +61,6 @@ from clue_env.training.accusation_fit import (  # noqa: E402
     realised_values,
     stop_decisions,
 )
-from clue_env.training.accusation_net import accusation_from_state  # noqa: E402
-from clue_env.training.checkpoint import read_policy_file  # noqa: E402
 from clue_env.training.trainer import atomic_write_text  # noqa: E402
 
 

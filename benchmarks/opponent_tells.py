@@ -29,7 +29,7 @@ from agents import make_agent  # noqa: E402
 from clue_env.engine.cards import ROOM_BASE, WEAPON_BASE  # noqa: E402
 from clue_env.engine.events import Suggest  # noqa: E402
 from clue_env.engine.witness import Witness  # noqa: E402
-from clue_env.training.accusation import RaceTracker  # noqa: E402
+from clue_env.policy.accusation import RaceTracker  # noqa: E402
 
 KINDS = ("deduction", "notebook")
 

@@ -54,7 +54,7 @@ def rllib_rate(spec: str, steps: int, runners: int, envs: int, init: str, tmp: s
     import torch
 
     from agents import SpecFactory
-    from clue_env.training.checkpoint import load_policy
+    from clue_env.policy.checkpoint import load_policy
     from clue_env.training.rllib_backend import algo_config, set_module_state
     from clue_env.training.trainer import Trainer
 
@@ -102,8 +102,8 @@ def sampling_profile(spec: str, envs: int, init: str, steps: int) -> dict[str, f
     import torch
 
     from agents import SpecFactory
+    from clue_env.policy.checkpoint import load_policy
     from clue_env.training.adapter import SingleLearnerEnv
-    from clue_env.training.checkpoint import load_policy
     from clue_env.training.rllib_module import MASKED_LOGIT
 
     torch.set_num_threads(1)

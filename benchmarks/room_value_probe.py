@@ -84,7 +84,7 @@ def _record_chunk(args: tuple[list[int], int, str, int, str, str, list[str]]) ->
     games, entropy, teacher, n, rules, policy, opponents = args
     import clue_env
     from agents import make_agent
-    from clue_env.training.features import SeatFeatures, policy_observation
+    from clue_env.policy.features import SeatFeatures, policy_observation
 
     obs, mask, act, rvs, mss, sss = [], [], [], [], [], []
     for g in games:
@@ -239,8 +239,8 @@ def _play_chunk(args: tuple[Any, ...]) -> dict[str, list[int]]:
     import clue_env
     from agents import make_agent
     from agents.ppo_agent import PPOAgent
-    from clue_env.training.checkpoint import load_accusation
-    from clue_env.training.network import CluePolicyNet
+    from clue_env.policy.checkpoint import load_accusation
+    from clue_env.policy.network import CluePolicyNet
 
     torch.set_num_threads(1)
     head = load_accusation(policy)
@@ -394,11 +394,11 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from agents import parse_spec
-    from clue_env.training.checkpoint import load_accusation, load_policy, save_policy
-    from clue_env.training.network import add_move_scores, add_suggest_scores, widen_for_room_values, with_roll_scores
+    from clue_env.policy.checkpoint import load_accusation, load_policy, save_policy
+    from clue_env.policy.network import add_move_scores, add_suggest_scores, widen_for_room_values, with_roll_scores
 
     _name, teacher_params = parse_spec(args.teacher)
-    from clue_env.training.checkpoint import PLANNER_KEYS
+    from clue_env.policy.checkpoint import PLANNER_KEYS
 
     params = teacher_params if isinstance(teacher_params, dict) else {}
     #: the saved and played copies' planner: the teacher's planner parameters, if any (``tells`` 1 is no tells)

@@ -4,7 +4,7 @@ At every accusation opportunity of a ``--spec`` seat that has not proved the sol
 ``--opponent`` (the seat alternates between games), this computes the seat's plain posterior over
 the envelope (every consistent deal counted the same) and, for each ``--lr``, the tell posterior of
 accusation feature set 6 (each deal weighs ``lr`` per suspect or weapon an opponent named while the
-deal gives it that card, R26; :func:`clue_env.training.accusation.weighted_tell_posterior`). Only
+deal gives it that card, R26; :func:`clue_env.policy.accusation.weighted_tell_posterior`). Only
 positions where both are counted exactly are kept. It reports the mean log probability of the true
 envelope, how often the likeliest triple is the envelope, the mean probability of the likeliest
 triple (calibration: it should match the hit rate), and the hit rate by that probability. The seat
@@ -32,9 +32,9 @@ import clue_env  # noqa: E402
 from agents import make_agent  # noqa: E402
 from clue_env.codec import default_codec  # noqa: E402
 from clue_env.engine.cards import ROOM_BASE, WEAPON_BASE  # noqa: E402
-from clue_env.training.accusation import RaceTracker, triple_posterior, weighted_tell_posterior  # noqa: E402
+from clue_env.policy.accusation import RaceTracker, triple_posterior, weighted_tell_posterior  # noqa: E402
+from clue_env.policy.features import SeatFeatures  # noqa: E402
 from clue_env.training.accusation_fit import _SOLVED  # noqa: E402
-from clue_env.training.features import SeatFeatures  # noqa: E402
 
 CODEC = default_codec()
 #: bins of the likeliest triple's probability for the calibration table

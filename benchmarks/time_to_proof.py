@@ -34,7 +34,7 @@ from seat_games import add_game_arguments, mean_ci95, run_chunks, seat_agents  #
 def _chunk(args: tuple[str, str, int, str, list[int], int]) -> list[dict[str, Any]]:
     import clue_env
     from clue_env.engine.knowledge.base import Contradiction
-    from clue_env.training.features import BASE_SIZE, SeatFeatures
+    from clue_env.policy.features import BASE_SIZE, SeatFeatures
 
     candidate, opponent, n, rules, games, agent_entropy = args
     env = clue_env.raw_env(num_players=n, rules=rules)

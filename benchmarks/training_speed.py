@@ -97,8 +97,8 @@ def ppo_rate(spec: str, steps: int, n_envs: int, workers: int, init: str) -> flo
     import torch
 
     from agents import SpecFactory
+    from clue_env.policy.checkpoint import load_policy
     from clue_env.training.adapter import SingleLearnerEnv
-    from clue_env.training.checkpoint import load_policy
     from clue_env.training.sb3_policy import CluePolicy, CluePPO
     from clue_env.training.vec_env import GroupedSubprocVecEnv
 

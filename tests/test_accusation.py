@@ -18,13 +18,15 @@ from agents.ppo_agent import PPOAgent  # noqa: E402
 from clue_env.codec import default_codec  # noqa: E402
 from clue_env.engine.events import Accuse, NoRefute, Show, Suggest, Turn  # noqa: E402
 from clue_env.engine.knowledge import Knowledge  # noqa: E402
-from clue_env.training.accusation import (  # noqa: E402
+from clue_env.policy.accusation import (  # noqa: E402
     MAX_TRIPLES,
     STOP_FEATURES,
     RaceTracker,
     stop_features,
     triple_posterior,
 )
+from clue_env.policy.accusation_net import AccusationNet, accusation_state  # noqa: E402
+from clue_env.policy.checkpoint import CheckpointError, load_accusation, load_policy, save_policy  # noqa: E402
 from clue_env.training.accusation_fit import (  # noqa: E402
     Trajectory,
     fit_head,
@@ -35,8 +37,6 @@ from clue_env.training.accusation_fit import (  # noqa: E402
     save_trajectories,
     stop_decisions,
 )
-from clue_env.training.accusation_net import AccusationNet, accusation_state  # noqa: E402
-from clue_env.training.checkpoint import CheckpointError, load_accusation, load_policy, save_policy  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: where the per-seat race block starts in a stop-feature vector (see accusation.stop_features)
@@ -100,7 +100,7 @@ def test_stop_features_have_the_declared_size_and_are_finite():
         assert z.shape == (STOP_FEATURES,) and np.isfinite(z).all()
 
 
-from clue_env.training.features import SeatFeatures  # noqa: E402
+from clue_env.policy.features import SeatFeatures  # noqa: E402
 
 POLICY_EXTRA = SeatFeatures.size
 
@@ -241,7 +241,7 @@ def test_the_agent_computes_the_head_inputs_the_recorder_saw(features):
     """Recording and play share one feature path: a ppo agent built with a head records, at each
     accusation opportunity, the same inputs as record_game for that seat (the head's own feature
     set, told by its input size)."""
-    from clue_env.training.accusation import stop_size
+    from clue_env.policy.accusation import stop_size
 
     rec = record_game([SpecFactory("deduction")] * 4, "classic", 21, [5, 6, 7, 8], [True] * 4, features)
     assert rec[2].x.shape[1] == stop_size(features)
@@ -425,7 +425,7 @@ def test_feature_set_2_counts_renamed_shown_cards_and_named_own_cards():
     """Per opponent: suggestions naming a card this seat showed that opponent before, and
     suggestions naming one of this seat's cards (the seat's own knowledge only, R31)."""
     from clue_env.engine.cards import WEAPON_BASE
-    from clue_env.training.accusation import PER_SEAT_V2
+    from clue_env.policy.accusation import PER_SEAT_V2
 
     me, hand = 1, [0, WEAPON_BASE + 2]
     race = RaceTracker(4, me, hand)
@@ -455,8 +455,8 @@ def test_feature_set_2_counts_renamed_shown_cards_and_named_own_cards():
 
 
 def test_feature_set_2_sizes_and_a_head_of_either_set_loads():
-    from clue_env.training.accusation import FEATURE_SETS, STOP_FEATURES_V2, stop_size
-    from clue_env.training.accusation_net import AccusationNet, accusation_from_state, accusation_state
+    from clue_env.policy.accusation import FEATURE_SETS, STOP_FEATURES_V2, stop_size
+    from clue_env.policy.accusation_net import AccusationNet, accusation_from_state, accusation_state
 
     assert stop_size(1) == STOP_FEATURES and stop_size(2) == STOP_FEATURES_V2 > STOP_FEATURES
     with pytest.raises(ValueError, match="feature set"):
@@ -477,7 +477,7 @@ def test_feature_set_3_counts_suggestions_naming_a_card_the_suggester_is_proved_
     proved it holds (counted again as the proof arrives: a later Show proves an earlier naming),
     and the proved share of its hand; set 2's columns are unchanged."""
     from clue_env.engine.cards import ROOM_BASE, WEAPON_BASE
-    from clue_env.training.accusation import PER_SEAT_V2, PER_SEAT_V3
+    from clue_env.policy.accusation import PER_SEAT_V2, PER_SEAT_V3
 
     me, hand = 0, [1]
     k = Knowledge([5, 5, 4, 4])
@@ -511,7 +511,7 @@ def test_feature_set_3_tells_a_notebook_opponent_from_a_deduction_one():
     """The point of set 3: notebook never names a card it holds, deduction does (probing). Over
     a few recorded 4-player games with two of each as opponents, the proved-own-card naming shows
     up for deduction opponents and (almost) never for notebook ones."""
-    from clue_env.training.accusation import PER_SEAT_V2
+    from clue_env.policy.accusation import PER_SEAT_V2
 
     caught = {"deduction": [], "notebook": []}
     lineup = ["deduction", "deduction", "notebook", "deduction", "notebook"]
@@ -534,7 +534,7 @@ def test_feature_set_4_tells_say_an_uncaught_opponent_lacks_the_suspects_and_wea
     the suspects and weapons it named (not the room: it names where it stands); a caught one is
     left alone; tells that contradict the evidence give None; the seat's own knowledge is kept."""
     from clue_env.engine.cards import ROOM_BASE, WEAPON_BASE
-    from clue_env.training.accusation import tell_knowledge
+    from clue_env.policy.accusation import tell_knowledge
 
     me = 0
     k = Knowledge([5, 5, 4, 4])
@@ -568,8 +568,8 @@ def _true_deal(game, holders):
 def test_feature_set_4_tells_about_notebook_opponents_are_true_and_about_probers_not():
     """The point of set 4: against notebook the tells are facts (the true deal stays consistent
     with them all game); against deduction, which probes with its own cards, they are often false."""
-    from clue_env.training.accusation import tell_knowledge
-    from clue_env.training.features import SeatFeatures
+    from clue_env.policy.accusation import tell_knowledge
+    from clue_env.policy.features import SeatFeatures
 
     broken = {}
     for opp in ("notebook", "deduction"):
@@ -603,9 +603,9 @@ def test_feature_set_4_head_inputs_sizes_and_a_fitted_head_scores_three_inputs_a
     """head_inputs: set 3's vector is unchanged, set 4 appends TELL_FEATURES and gives the scorer a
     third input (the tell posterior); a head fitted on set-4 games takes that size, its stop target
     is whether the scorer's pick is right, and it round-trips through its stored form."""
-    from clue_env.training.accusation import STOP_FEATURES_V3, STOP_FEATURES_V4, TELL_FEATURES
+    from clue_env.policy.accusation import STOP_FEATURES_V3, STOP_FEATURES_V4, TELL_FEATURES
+    from clue_env.policy.accusation_net import accusation_from_state
     from clue_env.training.accusation_fit import scorer_correct
-    from clue_env.training.accusation_net import accusation_from_state
 
     assert STOP_FEATURES_V4 == STOP_FEATURES_V3 + TELL_FEATURES
     lineup = [SpecFactory(s) for s in ["deduction", "notebook", "notebook", "notebook"]]
@@ -651,7 +651,7 @@ def test_a_bagged_head_fits_averages_its_members_and_round_trips():
     """``members: k`` fits k MLPs per part on bootstrap resamples and averages their logits; the
     file says how many, a one-member head keeps the original layout (older files load), and a bad
     member count is refused."""
-    from clue_env.training.accusation_net import Bag, accusation_from_state, members_of
+    from clue_env.policy.accusation_net import Bag, accusation_from_state, members_of
 
     rng = np.random.default_rng(0)
     trajs = []

@@ -9,9 +9,9 @@ import sys
 import numpy as np
 
 from clue_env.engine.events import Show, Suggest, Turn
-from clue_env.training.accusation import STOP_FEATURES, STOP_FEATURES_V2, RaceTracker, stop_features
+from clue_env.policy.accusation import STOP_FEATURES, STOP_FEATURES_V2, RaceTracker, stop_features
+from clue_env.policy.features import SeatFeatures
 from clue_env.training.accusation_fit import Trajectory
-from clue_env.training.features import SeatFeatures
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
 import accusation_features  # noqa: E402
@@ -38,7 +38,7 @@ def test_set1_columns_of_a_set2_vector_are_the_set1_vector():
 
 def test_set1_columns_of_a_set3_vector_are_the_set1_vector():
     from clue_env.engine.knowledge import Knowledge
-    from clue_env.training.accusation import STOP_FEATURES_V3
+    from clue_env.policy.accusation import STOP_FEATURES_V3
 
     race = RaceTracker(4, 0, [1])
     race.feed([Turn(1, 1), Suggest(1, 3, 4, 5), Show(1, 0, 1)])
@@ -59,7 +59,7 @@ def test_set3_columns_of_a_set5_recording_are_its_set3_inputs_and_other_pairs_ar
     progress): the comparison reads them back, and a pair of sets it cannot nest is refused."""
     import pytest
 
-    from clue_env.training.accusation import STOP_FEATURES_V3, STOP_FEATURES_V5
+    from clue_env.policy.accusation import STOP_FEATURES_V3, STOP_FEATURES_V5
 
     x = np.random.default_rng(2).random((3, STOP_FEATURES_V5)).astype(np.float32)
     t = Trajectory(4, 1, x, np.zeros(3, np.float32), np.zeros((3, 8, 2), np.float32), np.array([-1, 0, 1]), 0.0)
@@ -89,7 +89,7 @@ def test_opponent_tells_script_separates_deduction_from_notebook(tmp_path):
 def test_set5_columns_of_a_set6_recording_are_its_set5_inputs_and_two_triple_columns():
     """A set-6 recording holds set 5's inputs first and a third column per candidate triple (its tell
     probability): the set-5 baseline reads the first columns of both back."""
-    from clue_env.training.accusation import STOP_FEATURES_V5, STOP_FEATURES_V6
+    from clue_env.policy.accusation import STOP_FEATURES_V5, STOP_FEATURES_V6
 
     rng = np.random.default_rng(3)
     x = rng.random((2, STOP_FEATURES_V6)).astype(np.float32)

@@ -12,11 +12,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from clue_env.training.accusation import TOP_TRIPLES, stop_size  # noqa: E402
+from clue_env.policy.accusation import TOP_TRIPLES, stop_size  # noqa: E402
+from clue_env.policy.accusation_net import AccusationNet  # noqa: E402
+from clue_env.policy.checkpoint import save_policy  # noqa: E402
+from clue_env.policy.network import CluePolicyNet  # noqa: E402
 from clue_env.training.accusation_fit import Trajectory, held_out_games, save_trajectories  # noqa: E402
-from clue_env.training.accusation_net import AccusationNet  # noqa: E402
-from clue_env.training.checkpoint import save_policy  # noqa: E402
-from clue_env.training.network import CluePolicyNet  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
 import accusation_heads  # noqa: E402

@@ -10,7 +10,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents.manifest import MODELS  # noqa: E402
-from clue_env.training.checkpoint import CheckpointError, load_accusation, load_policy, save_policy  # noqa: E402
+from clue_env.policy.checkpoint import CheckpointError, load_accusation, load_policy, save_policy  # noqa: E402
 from clue_env.training.combine import combine_policy, main  # noqa: E402
 
 #: the classic network and the file that pairs it with its mixed-opponent head
@@ -77,7 +77,7 @@ def test_no_head_writes_the_network_alone_cli(tmp_path, capsys):
 
 def test_the_planner_sample_bound_is_the_deduction_agents():
     from agents.deduction import MAX_SAMPLES
-    from clue_env.training.checkpoint import PLANNER_MAX_SAMPLES
+    from clue_env.policy.checkpoint import PLANNER_MAX_SAMPLES
 
     assert PLANNER_MAX_SAMPLES == MAX_SAMPLES
 
@@ -123,8 +123,8 @@ def test_planner_option_sets_the_files_planner_and_a_bad_one_writes_nothing(tmp_
 
 def _head_file(tmp_path, name: str, features: int, seed: int, hidden: int = 16) -> str:
     """A policy file (the shipped network) with a random accusation head of feature set ``features``."""
-    from clue_env.training.accusation import stop_size
-    from clue_env.training.accusation_net import AccusationNet
+    from clue_env.policy.accusation import stop_size
+    from clue_env.policy.accusation_net import AccusationNet
 
     torch.manual_seed(seed)
     head = AccusationNet(hidden=hidden, inputs=stop_size(features))
@@ -139,8 +139,8 @@ def _head_file(tmp_path, name: str, features: int, seed: int, hidden: int = 16) 
 def test_several_heads_are_bagged_into_one_whose_margin_is_the_mean_of_theirs_cli(tmp_path, capsys):
     """``--head A,B``: a set-3 head beside a set-5 one reads set 3's columns (the first ones); the bag's
     stop-minus-wait logit is the mean of the two heads' at any input; the triple scorer is the first head's."""
-    from clue_env.training.accusation import stop_size
-    from clue_env.training.accusation_net import Bag, members_of
+    from clue_env.policy.accusation import stop_size
+    from clue_env.policy.accusation_net import Bag, members_of
 
     three, five = _head_file(tmp_path, "three.pt", 3, 1), _head_file(tmp_path, "five.pt", 5, 2)
     out = str(tmp_path / "bag.pt")
@@ -175,8 +175,8 @@ def test_heads_that_cannot_share_a_bag_are_refused_and_nothing_is_written(tmp_pa
 
 
 def test_bag_heads_needs_two_heads_and_at_most_max_members():
-    from clue_env.training.accusation import STOP_FEATURES_V3
-    from clue_env.training.accusation_net import MAX_MEMBERS, AccusationNet, bag_heads
+    from clue_env.policy.accusation import STOP_FEATURES_V3
+    from clue_env.policy.accusation_net import MAX_MEMBERS, AccusationNet, bag_heads
 
     one = AccusationNet(hidden=8, inputs=STOP_FEATURES_V3)
     with pytest.raises(ValueError, match="at least two"):

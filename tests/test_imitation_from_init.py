@@ -20,10 +20,10 @@ import yaml  # noqa: E402
 
 import clue_env  # noqa: E402
 from clue_env.codec import PHASES, default_codec  # noqa: E402
-from clue_env.training.checkpoint import load_policy, read_policy_file, save_policy  # noqa: E402
+from clue_env.policy.checkpoint import load_policy, read_policy_file, save_policy  # noqa: E402
+from clue_env.policy.network import CluePolicyNet  # noqa: E402
 from clue_env.training.config import TrainConfigError, load_train_config  # noqa: E402
 from clue_env.training.imitation import Batch, fit, phase_weights  # noqa: E402
-from clue_env.training.network import CluePolicyNet  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SMOKE = os.path.join(ROOT, "configs", "train", "smoke.yaml")
@@ -72,7 +72,7 @@ def test_phases_of_a_stack_equal_the_phase_of_each_mask():
 # ---------------------------------------------------------------------- weighted fit
 def _batch(masks: np.ndarray, seed: int = 0) -> Batch:
     rng = np.random.default_rng(seed)
-    from clue_env.training.features import POLICY_LAYOUT
+    from clue_env.policy.features import POLICY_LAYOUT
 
     n = len(masks)
     action = np.array([int(rng.choice(np.flatnonzero(m))) for m in masks])

@@ -25,20 +25,20 @@ import yaml  # noqa: E402
 
 from clue_env.engine.config import load_rules  # noqa: E402
 from clue_env.engine.errors import ConfigError  # noqa: E402
-from clue_env.training import checkpoint  # noqa: E402
-from clue_env.training.checkpoint import (  # noqa: E402
+from clue_env.policy import checkpoint  # noqa: E402
+from clue_env.policy.checkpoint import (  # noqa: E402
     FORMAT,
     VERSION,
     CheckpointError,
     load_policy,
     read_policy_file,
-    read_ppo_checkpoint,
     save_policy,
     torch_file_problem,
 )
+from clue_env.policy.features import layout_hash  # noqa: E402
+from clue_env.policy.network import CluePolicyNet  # noqa: E402
 from clue_env.training.config import TrainConfigError, load_train_config  # noqa: E402
-from clue_env.training.features import layout_hash  # noqa: E402
-from clue_env.training.network import CluePolicyNet  # noqa: E402
+from clue_env.training.ppo_checkpoint import read_ppo_checkpoint  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SMOKE = os.path.join(ROOT, "configs", "train", "smoke.yaml")

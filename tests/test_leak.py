@@ -156,11 +156,11 @@ CASES = [
 
 
 def _policy_features(obs, infos, viewer, n):
-    """The learned policy's extra pieces (clue_env.training.features) along the replay, followed
-    by the accusation head's inputs (clue_env.training.accusation) and its candidate triples."""
-    from clue_env.training.accusation import RaceTracker, head_inputs, stop_features, triple_features, triple_posterior
-    from clue_env.training.features import SeatFeatures
-    from clue_env.training.opponent_model import opponent_features
+    """The learned policy's extra pieces (clue_env.policy.features) along the replay, followed
+    by the accusation head's inputs (clue_env.policy.accusation) and its candidate triples."""
+    from clue_env.policy.accusation import RaceTracker, head_inputs, stop_features, triple_features, triple_posterior
+    from clue_env.policy.features import SeatFeatures
+    from clue_env.policy.opponent_model import opponent_features
 
     sf = SeatFeatures(viewer, n)
     race = RaceTracker(n, viewer, np.flatnonzero(obs[0][:21]).tolist())  # the hand piece of the observation

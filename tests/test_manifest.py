@@ -97,7 +97,7 @@ def test_each_configuration_is_played_by_exactly_one_entry_and_it_is_the_pinned_
 
 
 def test_network_links_provenance_and_strength_rows_are_filled_in():
-    from clue_env.training.checkpoint import read_raw_policy_file
+    from clue_env.policy.checkpoint import read_raw_policy_file
 
     pytest.importorskip("torch")
     m = load_manifest()

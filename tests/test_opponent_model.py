@@ -1,4 +1,4 @@
-"""clue_env.training.opponent_model: each opponent's progress rebuilt in deals drawn from one seat's
+"""clue_env.policy.opponent_model: each opponent's progress rebuilt in deals drawn from one seat's
 evidence (the accusation head's feature set 5, issue 15). Everything it reads is the seat's own
 (R31); in the two-player game (R30) the rebuilt evidence is exactly the opponent's."""
 
@@ -12,9 +12,9 @@ from agents import make_agent
 from clue_env.engine.cards import N_CARDS
 from clue_env.engine.events import HIDDEN, Accuse, Peek, Show, Suggest
 from clue_env.engine.witness import Witness
-from clue_env.training.accusation import FEATURE_SETS, STOP_FEATURES_V3, STOP_FEATURES_V5, RaceTracker, head_inputs
-from clue_env.training.features import SeatFeatures
-from clue_env.training.opponent_model import OPPONENT_FEATURES, PER_OPPONENT, opponent_evidence, opponent_features
+from clue_env.policy.accusation import FEATURE_SETS, STOP_FEATURES_V3, STOP_FEATURES_V5, RaceTracker, head_inputs
+from clue_env.policy.features import SeatFeatures
+from clue_env.policy.opponent_model import OPPONENT_FEATURES, PER_OPPONENT, opponent_evidence, opponent_features
 
 
 def _true_deal(game) -> np.ndarray:
@@ -174,7 +174,7 @@ def test_feature_set_5_appends_the_opponent_block_to_set_3_and_needs_the_log():
 def test_R26_feature_set_6_appends_the_tell_posterior_to_set_5():
     """Set 6 is set 5 and the summary of the tell-weighted posterior (in set 4's form); its triple
     scorer also reads each candidate's tell probability, and it needs the event log as set 5 does."""
-    from clue_env.training.accusation import STOP_FEATURES_V6, TELL_FEATURES, TRIPLE_WIDTH
+    from clue_env.policy.accusation import STOP_FEATURES_V6, TELL_FEATURES, TRIPLE_WIDTH
 
     assert STOP_FEATURES_V6 == STOP_FEATURES_V5 + TELL_FEATURES and FEATURE_SETS[STOP_FEATURES_V6] == 6
     assert TRIPLE_WIDTH[6] == 3
@@ -210,7 +210,7 @@ def test_R26_the_tell_posterior_weighs_each_envelope_by_what_the_opponent_named(
     seat's own suggestions, weigh nothing."""
     from clue_env.engine.cards import ROOM_BASE, WEAPON_BASE
     from clue_env.engine.knowledge import Knowledge
-    from clue_env.training.accusation import weighted_tell_posterior
+    from clue_env.policy.accusation import weighted_tell_posterior
 
     mine = [0, 1, 2, WEAPON_BASE, WEAPON_BASE + 1, ROOM_BASE, ROOM_BASE + 1, ROOM_BASE + 2, ROOM_BASE + 3]
     k = Knowledge([9, 9])

@@ -13,7 +13,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents.manifest import MODELS, load_manifest  # noqa: E402
-from clue_env.training.checkpoint import (  # noqa: E402
+from clue_env.policy.checkpoint import (  # noqa: E402
     FORMAT,
     REF_VERSION,
     CheckpointError,
@@ -24,8 +24,8 @@ from clue_env.training.checkpoint import (  # noqa: E402
     read_raw_policy_file,
     save_policy,
 )
+from clue_env.policy.policy_file import describe_policy, embed_policy, link_policy, main  # noqa: E402
 from clue_env.training.combine import combine_policy  # noqa: E402
-from clue_env.training.policy_file import describe_policy, embed_policy, link_policy, main  # noqa: E402
 
 #: the classic network and the file that pairs it with its mixed-opponent head
 SHIPPED_POLICY, SHIPPED_POLICY_MIXED = (os.path.join(MODELS, n) for n in ("clue_ppo.pt", "clue_ppo_mixed.pt"))

@@ -16,9 +16,9 @@ from agents.tournament import run_tournament  # noqa: E402
 from clue_env.codec import default_codec  # noqa: E402
 from clue_env.engine.cards import N_CARDS, N_ROOMS, N_SUSPECTS, N_WEAPONS  # noqa: E402
 from clue_env.engine.config import load_rules  # noqa: E402
-from clue_env.training.checkpoint import load_policy, save_policy  # noqa: E402
-from clue_env.training.features import POLICY_LAYOUT, layout_hash  # noqa: E402
-from clue_env.training.network import CARD_FEATURES, CluePolicyNet  # noqa: E402
+from clue_env.policy.checkpoint import load_policy, save_policy  # noqa: E402
+from clue_env.policy.features import POLICY_LAYOUT, layout_hash  # noqa: E402
+from clue_env.policy.network import CARD_FEATURES, CluePolicyNet  # noqa: E402
 
 
 def _models(*names: str) -> list[str]:
@@ -93,8 +93,8 @@ def test_ppo_accuse_plays_each_shipped_network_with_its_accusation_head():
     """``ppo_accuse``: each network with its head fitted against deduction; ``ppo``: each network with
     its mixed-opponent head (feature set 3 for the 2023 network, 5 for the two-player one; with 4 classic
     players a bag of the set-3 mixed head and a set-5 head)."""
-    from clue_env.training.accusation import STOP_FEATURES_V3, STOP_FEATURES_V5
-    from clue_env.training.checkpoint import load_accusation
+    from clue_env.policy.accusation import STOP_FEATURES_V3, STOP_FEATURES_V5
+    from clue_env.policy.checkpoint import load_accusation
 
     for n, rules, base in (
         (4, "classic", CLASSIC),

@@ -26,8 +26,8 @@ import numpy as np  # noqa: E402
 import yaml  # noqa: E402
 
 from agents.tournament import run_tournament  # noqa: E402
-from clue_env.training.checkpoint import load_policy, save_policy  # noqa: E402
-from clue_env.training.network import CluePolicyNet  # noqa: E402
+from clue_env.policy.checkpoint import load_policy, save_policy  # noqa: E402
+from clue_env.policy.network import CluePolicyNet  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SMOKE = os.path.join(ROOT, "configs", "train", "rllib_smoke.yaml")

@@ -20,9 +20,9 @@ import clue_env  # noqa: E402
 from agents.manifest import MODELS  # noqa: E402
 from agents.ppo_agent import PPOAgent  # noqa: E402
 from clue_env.engine.cards import N_ROOMS, ROOM_BASE  # noqa: E402
-from clue_env.training.checkpoint import CheckpointError, load_policy, read_policy_file, save_policy  # noqa: E402
-from clue_env.training.features import POLICY_LAYOUT  # noqa: E402
-from clue_env.training.network import CluePolicyNet, widen_for_room_values, with_roll_scores  # noqa: E402
+from clue_env.policy.checkpoint import CheckpointError, load_policy, read_policy_file, save_policy  # noqa: E402
+from clue_env.policy.features import POLICY_LAYOUT  # noqa: E402
+from clue_env.policy.network import CluePolicyNet, widen_for_room_values, with_roll_scores  # noqa: E402
 
 #: shipped files the tests below start from
 SHIPPED_POLICY_MIXED = os.path.join(MODELS, "clue_ppo_mixed.pt")  # the classic network, no room values, with a head
@@ -244,7 +244,7 @@ def test_mode_2_starts_as_the_shipped_network_and_its_log_value_terms_move_the_r
         got = wide(xr)[0]
         assert torch.allclose(wide.reference_forward(xr)[0], got, atol=1e-5)
         from clue_env.codec import default_codec
-        from clue_env.training.network import ROOM_VALUE_FLOOR
+        from clue_env.policy.network import ROOM_VALUE_FLOOR
 
         c = default_codec()
         lv = torch.log(rv + ROOM_VALUE_FLOOR)
@@ -270,7 +270,7 @@ def _mode_2() -> CluePolicyNet:
 
 def test_mode_3_starts_as_its_mode_2_network_and_its_move_score_terms_move_the_move_actions_only():
     from clue_env.codec import default_codec
-    from clue_env.training.network import MOVE_SCORE_FLOOR, MOVE_SCORES, add_move_scores
+    from clue_env.policy.network import MOVE_SCORE_FLOOR, MOVE_SCORES, add_move_scores
 
     two = _mode_2()
     three = add_move_scores(two)
@@ -317,7 +317,7 @@ def test_floor_squares_scores_the_square_moves_at_the_floor_and_nothing_else():
     move scored 0 would, and nothing where no move is scored; without it they keep 0 (the files written
     before it play as they did)."""
     from clue_env.codec import default_codec
-    from clue_env.training.network import MOVE_SCORE_FLOOR, MOVE_SCORES, add_move_scores
+    from clue_env.policy.network import MOVE_SCORE_FLOOR, MOVE_SCORES, add_move_scores
 
     c = default_codec()
     two = _mode_2()
@@ -356,8 +356,8 @@ def test_floor_squares_scores_the_square_moves_at_the_floor_and_nothing_else():
 
 
 def test_a_floor_squares_network_round_trips_and_bad_configs_are_refused(tmp_path):
-    from clue_env.training.config import net_sizes_problem
-    from clue_env.training.network import add_move_scores
+    from clue_env.policy.net_sizes import net_sizes_problem
+    from clue_env.policy.network import add_move_scores
 
     net = add_move_scores(_mode_2(), floor_squares=True)
     path = str(tmp_path / "fs.pt")
@@ -418,7 +418,7 @@ def test_the_planners_move_scores_rank_its_own_move_first(n, rules, plan):
 
 
 def test_fit_only_new_in_mode_3_moves_the_move_score_weights_alone():
-    from clue_env.training.network import MOVE_SCORES, add_move_scores
+    from clue_env.policy.network import MOVE_SCORES, add_move_scores
 
     three = add_move_scores(_mode_2())
     rng = np.random.default_rng(0)
@@ -449,7 +449,7 @@ def test_fit_only_new_in_mode_3_moves_the_move_score_weights_alone():
 def _mode_2_file(tmp_path) -> str:
     """The shipped two-player network cut back to ``room_values=2`` (its move- and suggestion-score
     scalars dropped), with its head: a ``--policy`` for ``--mode 3``."""
-    from clue_env.training.checkpoint import load_accusation
+    from clue_env.policy.checkpoint import load_accusation
 
     shipped, _ = load_policy(SHIPPED_POLICY_2P_MIXED)
     two = CluePolicyNet(**{**shipped.config(), "room_values": 2})
@@ -511,7 +511,7 @@ def test_a_mode_3_probe_widens_a_classic_network_first_and_floors_its_square_mov
 
 
 def _mode_3() -> CluePolicyNet:
-    from clue_env.training.network import add_move_scores
+    from clue_env.policy.network import add_move_scores
 
     net = add_move_scores(_mode_2())
     with torch.no_grad():
@@ -521,7 +521,7 @@ def _mode_3() -> CluePolicyNet:
 
 def test_mode_4_starts_as_its_mode_3_network_and_its_suggestion_terms_move_the_suggestions_only():
     from clue_env.codec import default_codec
-    from clue_env.training.network import SUGGEST_SCORE_FLOOR, SUGGEST_SCORES, add_suggest_scores
+    from clue_env.policy.network import SUGGEST_SCORE_FLOOR, SUGGEST_SCORES, add_suggest_scores
 
     three = _mode_3()
     four = add_suggest_scores(three)
@@ -596,7 +596,7 @@ def test_the_planners_suggestion_scores_rank_its_own_suggestion_first(tells, pul
 
 def test_a_policy_file_names_its_planner_and_a_bad_one_is_refused(tmp_path):
     from agents import make_agent
-    from clue_env.training.network import add_suggest_scores
+    from clue_env.policy.network import add_suggest_scores
 
     four = add_suggest_scores(_mode_3())
     path = str(tmp_path / "four.pt")
@@ -684,7 +684,7 @@ def test_moves_own_scores_the_classic_moves_in_the_units_the_planner_moves_by():
 
 def test_a_planner_with_moves_own_is_named_by_a_policy_file_and_a_bad_one_refused(tmp_path):
     from agents import make_agent
-    from clue_env.training.checkpoint import check_planner
+    from clue_env.policy.checkpoint import check_planner
 
     net, _ = load_policy(SHIPPED_NETWORK_4P)
     path = str(tmp_path / "own.pt")
@@ -698,7 +698,7 @@ def test_a_planner_with_moves_own_is_named_by_a_policy_file_and_a_bad_one_refuse
 
 
 def test_refit_moves_fits_the_move_score_weights_alone_and_names_the_teachers_planner(tmp_path, capsys):
-    from clue_env.training.checkpoint import load_accusation
+    from clue_env.policy.checkpoint import load_accusation
 
     shipped, _ = load_policy(SHIPPED_POLICY_4P_MIXED)  # as a file without roll scores, with its head
     four = with_roll_scores(shipped, False)
@@ -751,8 +751,8 @@ def test_roll_scores_score_the_roll_as_its_best_toward_score_and_nothing_else(tm
     log-score less the best log-score), 0 where nothing is scored; every other logit is as without
     it, and the switch round-trips through a policy file and is refused without move scores."""
     from clue_env.codec import default_codec
-    from clue_env.training.config import net_sizes_problem
-    from clue_env.training.network import MOVE_SCORE_FLOOR, MOVE_SCORES, add_move_scores
+    from clue_env.policy.net_sizes import net_sizes_problem
+    from clue_env.policy.network import MOVE_SCORE_FLOOR, MOVE_SCORES, add_move_scores
 
     c = default_codec()
     plain = add_move_scores(_mode_2(), floor_squares=True)

@@ -10,8 +10,8 @@ pytest.importorskip("gymnasium")
 from agents import SpecFactory  # noqa: E402
 from clue_env import IllegalMoveError  # noqa: E402
 from clue_env.codec import default_codec  # noqa: E402
+from clue_env.policy.features import POLICY_LAYOUT  # noqa: E402
 from clue_env.training.adapter import SingleLearnerEnv  # noqa: E402
-from clue_env.training.features import POLICY_LAYOUT  # noqa: E402
 
 CODEC = default_codec()
 DEAL = {

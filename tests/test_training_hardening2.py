@@ -26,8 +26,8 @@ pytest.importorskip("sb3_contrib")
 
 import yaml  # noqa: E402
 
-from clue_env.training.checkpoint import CheckpointError, load_policy, save_policy  # noqa: E402
-from clue_env.training.network import CluePolicyNet  # noqa: E402
+from clue_env.policy.checkpoint import CheckpointError, load_policy, save_policy  # noqa: E402
+from clue_env.policy.network import CluePolicyNet  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SMOKE = os.path.join(ROOT, "configs", "train", "smoke.yaml")
@@ -253,7 +253,7 @@ def test_item7_evaluation_agent_seeds_are_secret_entropy_recorded_in_the_run(tmp
 
 # ---------------------------------------------------------------------- item 12
 def test_item12_policy_file_sizes_are_checked_before_the_network_is_built(tmp_path, monkeypatch):
-    from clue_env.training import network
+    from clue_env.policy import network
 
     built: list = []
     real = network.CluePolicyNet.__init__

@@ -14,9 +14,9 @@ import yaml  # noqa: E402
 
 from agents import make_agent  # noqa: E402
 from agents.tournament import run_tournament  # noqa: E402
-from clue_env.training.checkpoint import CheckpointError, load_policy, save_policy  # noqa: E402
+from clue_env.policy.checkpoint import CheckpointError, load_policy, save_policy  # noqa: E402
+from clue_env.policy.network import CluePolicyNet  # noqa: E402
 from clue_env.training.config import TrainConfigError, load_train_config  # noqa: E402
-from clue_env.training.network import CluePolicyNet  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SMOKE = os.path.join(ROOT, "configs", "train", "smoke.yaml")

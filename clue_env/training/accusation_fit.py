@@ -3,7 +3,7 @@
 **Recording** (:func:`record_games`). Scripted players (by default four ``deduction``) play whole
 games. Every seat is followed through the game: at each of its decisions where an accusation is
 legal and its solution is not yet proved, the head's inputs are computed from that seat's view
-(:func:`~clue_env.training.accusation.stop_features`, exactly as the ``ppo`` agent computes them),
+(:func:`~clue_env.policy.accusation.stop_features`, exactly as the ``ppo`` agent computes them),
 with whether its most likely triple is the true envelope, and the candidate triples for the
 scorer. At the end: whether the seat won.
 
@@ -35,7 +35,7 @@ import numpy as np
 from ..codec import default_codec
 from ..engine.cards import ROOM_BASE, WEAPON_BASE
 from ..engine.game import Phase
-from .accusation import (
+from ..policy.accusation import (
     FEATURE_SETS,
     STOP_FEATURES,
     TOP_TRIPLES,
@@ -44,7 +44,7 @@ from .accusation import (
     head_inputs,
     stop_size,
 )
-from .features import SeatFeatures
+from ..policy.features import SeatFeatures
 
 CODEC = default_codec()
 _SOLVED = 21 * 8 + 21  # SeatFeatures: the "proved" flag of the solution piece
@@ -383,14 +383,14 @@ def fit_head(
     history: list[dict[str, float]] | None = None,
     members: int = 1,
 ) -> Any:
-    """Fit an :class:`~clue_env.training.accusation_net.AccusationNet` on recorded trajectories
+    """Fit an :class:`~clue_env.policy.accusation_net.AccusationNet` on recorded trajectories
     (``weights``: one per trajectory, e.g. so that every line-up counts the same; default equal).
     ``history``, when given, receives one entry per value iteration: the train (and held-out) gain.
     ``members > 1``: each MLP of ``stop`` and ``cont`` is a bag of that many, member m fitted on a
     bootstrap resample of the trajectories (Poisson(1) weights, seeded from ``seed`` and m)."""
     import torch
 
-    from .accusation_net import AccusationNet, members_of
+    from ..policy.accusation_net import AccusationNet, members_of
 
     torch.manual_seed(seed)
     if weights is not None and len(weights) != len(train):

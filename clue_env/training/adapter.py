@@ -4,7 +4,7 @@
 count, the learning seat and the opponents (with the adapter's seeded generator), then steps
 the opponents itself until the learner must decide again, including when the learner must refute
 out of turn (R27). The learner receives only its own observation (the env's vector plus the
-policy pieces of :mod:`clue_env.training.features`), and ``action_masks()`` for MaskablePPO.
+policy pieces of :mod:`clue_env.policy.features`), and ``action_masks()`` for MaskablePPO.
 
 Rewards: each ``step`` returns everything the learner earned since its previous action, so the
 final reward reaches it when an opponent wins on its own move. The episode ends for the learner
@@ -33,8 +33,8 @@ import numpy as np
 
 from ..engine.config import RulesConfig, load_rules
 from ..env import raw_env
+from ..policy.features import POLICY_LAYOUT, SeatFeatures, policy_observation
 from .config import OPPONENT_DRAWS
-from .features import POLICY_LAYOUT, SeatFeatures, policy_observation
 
 
 class Actor(Protocol):

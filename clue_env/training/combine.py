@@ -3,7 +3,7 @@
     python -m clue_env.training.combine --network runs/classic_big/policy.pt \\
         --head models/clue_ppo_mixed.pt --out models/clue_ppo_3p.pt
 
-An accusation head (:mod:`clue_env.training.accusation_net`) is fitted on recorded ``deduction``
+An accusation head (:mod:`clue_env.policy.accusation_net`) is fitted on recorded ``deduction``
 games from inputs of the seat's own view only (its posterior, the public race counts, the
 opponents' tells), never from the network's outputs, so a head fitted beside one network fits
 another network of the same layout unchanged: refitting it with the other network as ``init``
@@ -14,7 +14,7 @@ sources (with their SHA-256) and the command. Both files are checked as :func:`l
 atomically, so a refused call leaves no file.
 
 ``--head A,B`` (several files) writes one head that bags theirs: it accuses where the mean of their
-stop-minus-wait logits is above zero (:func:`~clue_env.training.accusation_net.bag_heads`; a head of
+stop-minus-wait logits is above zero (:func:`~clue_env.policy.accusation_net.bag_heads`; a head of
 feature set 3 beside one of set 5 reads set 3's columns, the first ones). Its meta names the files
 (``bag_of``) and keeps each head's meta (``metas``).
 
@@ -23,7 +23,7 @@ file such as ``models/clue_ppo_2p.pt`` is cut out of a run whose policy carries 
 
 ``--reference`` writes the new file naming the network file (which must be in the same folder as
 ``--out``) and its SHA-256 instead of carrying its weights: 0.1-0.2 MB instead of 2 MB, the way the
-shipped files that share a network are written (:mod:`clue_env.training.checkpoint`).
+shipped files that share a network are written (:mod:`clue_env.policy.checkpoint`).
 
 ``--planner tells=0.35,pull=avoid`` sets the file's ``meta["planner"]``: the ``deduction`` planner a
 network that reads planner inputs (``room_values`` 1-4) gets in play (``tells`` a number in (0, 1],
@@ -39,8 +39,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .accusation_net import accusation_state, bag_heads
-from .checkpoint import CheckpointError, check_planner, load_accusation, load_policy, read_policy_file, save_policy
+from ..policy.accusation_net import accusation_state, bag_heads
+from ..policy.checkpoint import CheckpointError, check_planner, load_accusation, load_policy, read_policy_file, save_policy
 
 
 def _sha256(path: str) -> str:
@@ -53,7 +53,7 @@ def _sha256(path: str) -> str:
 
 def parse_planner(text: str) -> dict[str, Any]:
     """``tells=0.35,pull=avoid`` -> ``{"tells": 0.35, "pull": "avoid"}``, checked as a policy file's
-    planner is (:func:`~clue_env.training.checkpoint.check_planner`); ``ValueError`` saying what is wrong."""
+    planner is (:func:`~clue_env.policy.checkpoint.check_planner`); ``ValueError`` saying what is wrong."""
     out: dict[str, Any] = {}
     for item in text.split(","):
         key, eq, value = (x.strip() for x in item.partition("="))
@@ -76,7 +76,7 @@ def combine_policy(
 ) -> dict[str, Any]:
     """Write ``out_path``: the network of ``network_path`` with the accusation head of
     ``head_path`` (``None``: with no head at all; a list of several files: one head bagging all of
-    theirs, :func:`~clue_env.training.accusation_net.bag_heads`), and with ``planner`` (see
+    theirs, :func:`~clue_env.policy.accusation_net.bag_heads`), and with ``planner`` (see
     :func:`parse_planner`) as its ``meta["planner"]`` when given; with ``reference``, naming
     ``network_path`` (in the folder of ``out_path``) instead of carrying its weights; returns the new file's meta. Raises
     :class:`CheckpointError` (naming the file) for a missing, corrupt or foreign file, for a head file

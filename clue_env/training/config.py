@@ -18,7 +18,8 @@ from typing import Any
 
 from ..engine.errors import ConfigError
 from ..fileio import InputError, loads_yaml, read_regular, short
-from .accusation import MAX_MEMBERS, ROW_WIDTH
+from ..policy.accusation import MAX_MEMBERS, ROW_WIDTH
+from ..policy.net_sizes import net_sizes_problem
 
 #: the largest seed a config may give: numpy's legacy seeding (used by SB3's ``set_random_seed``)
 #: takes 32-bit seeds
@@ -39,33 +40,6 @@ BACKENDS = ("sb3", "rllib")
 #: how a game seats ``ppo.opponents`` (:class:`~clue_env.training.adapter.SingleLearnerEnv`'s ``opponent_draw``)
 OPPONENT_DRAWS = ("game", "seat", "lineup")
 MAX_THREADS = 256
-#: the largest size of each of the network's layers (:class:`~clue_env.training.network.CluePolicyNet`):
-#: far above the shipped sizes (256, 64, 64), low enough that a network is at most ~100 MB. A
-#: policy file's declared sizes are checked against the same bounds before anything is built.
-NET_BOUNDS = {"hidden": 4096, "card_hidden": 1024, "context_to_card": 1024}
-
-
-def net_sizes_problem(net: Any) -> str | None:
-    """Why ``net`` (a network's constructor arguments) is not a valid set of sizes, or ``None``."""
-    if not isinstance(net, dict):
-        return f"the network sizes must be a mapping of {', '.join(NET_BOUNDS)}, got {type(net).__name__}"
-    unknown = [k for k in net if k not in NET_BOUNDS and k not in ("room_values", "floor_squares", "roll_scores")]
-    if unknown:
-        known = f"{', '.join(NET_BOUNDS)}, room_values, floor_squares, roll_scores"
-        return f"unknown network size(s) {short(unknown)}; known: {known}"
-    for k, v in net.items():
-        if k == "room_values":  # a switch: the planner's room values as inputs (network.py)
-            if isinstance(v, bool) or v not in (0, 1, 2, 3, 4):
-                return f"net.room_values must be 0, 1, 2, 3 or 4, got {short(v)}"
-            continue
-        if k in ("floor_squares", "roll_scores"):  # switches of the move-score term (network.py)
-            if not isinstance(v, bool) or (v and net.get("room_values", 0) not in (3, 4)):
-                return f"net.{k} must be a bool, true only with room_values 3 or 4, got {short(v)}"
-            continue
-        hi = NET_BOUNDS[k]
-        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= hi:
-            return f"net.{k} must be an integer in 1..{hi}, got {short(v)}"
-    return None
 
 
 class TrainConfigError(ConfigError):
@@ -207,7 +181,7 @@ class AccusationConfig:
     #: after the held-out report, fit again on every game and ship that (``true``); ``false`` ships the head fitted
     #: on the training games, whose held-out gains are the ones reported (and saves the second fit's time)
     refit: bool = True
-    #: the head's inputs (:mod:`clue_env.training.accusation`): 1, the public race counts; 2, also what each
+    #: the head's inputs (:mod:`clue_env.policy.accusation`): 1, the public race counts; 2, also what each
     #: opponent's suggestions say about how it plays (does it name a card this seat showed it, or holds); 3, also
     #: whether it named a card this seat has proved it holds, and how much of its hand this seat knows
     features: int = 1

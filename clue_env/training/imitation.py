@@ -2,11 +2,11 @@
 
 :func:`record_game` plays one game in which every seat is played by an injected actor. For the
 recorded seats it stores, at each decision, the policy observation (the seat's own observation
-plus :mod:`~clue_env.training.features`), the action mask, the action the seat's *teacher* chose,
+plus :mod:`~clue_env.policy.features`), the action mask, the action the seat's *teacher* chose,
 and afterwards the discounted final reward of that seat (a value target). A recorded seat may be
 *driven* by another actor (DAgger: the learner plays, the teacher labels what it would do).
 
-:func:`fit` trains a :class:`~clue_env.training.network.CluePolicyNet` on such data: masked
+:func:`fit` trains a :class:`~clue_env.policy.network.CluePolicyNet` on such data: masked
 cross-entropy on the teacher's actions, squared error on the value targets.
 """
 
@@ -21,8 +21,8 @@ import numpy as np
 
 from ..engine.config import RulesConfig
 from ..env import raw_env
+from ..policy.features import POLICY_LAYOUT, SeatFeatures, policy_observation
 from .adapter import Actor
-from .features import POLICY_LAYOUT, SeatFeatures, policy_observation
 
 
 @dataclass

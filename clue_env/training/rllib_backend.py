@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..fileio import InputError, depth, loads_json, one_line, read_regular, short
-from .checkpoint import save_policy
+from ..policy.checkpoint import save_policy
 
 if TYPE_CHECKING:
     from .trainer import Trainer
@@ -245,7 +245,7 @@ def set_module_state(algo: Any, net: Any) -> None:
 
 def export_net(algo: Any, template: Any) -> Any:
     """A CluePolicyNet with the learner's weights (``template`` gives the sizes)."""
-    from .network import CluePolicyNet
+    from ..policy.network import CluePolicyNet
 
     net = CluePolicyNet(**template.config())
     net.load_state_dict(module_state(algo))

@@ -2,7 +2,7 @@
 
 The env runners see the adapter's observation as a dict ``{"observations": vector, "action_mask":
 mask}`` (:class:`MaskedObsEnv`; RLlib's action-masking convention). The module runs
-:class:`~clue_env.training.network.CluePolicyNet` on the vector and sets the logit of every illegal
+:class:`~clue_env.policy.network.CluePolicyNet` on the vector and sets the logit of every illegal
 action to :data:`MASKED_LOGIT`, a large finite negative number: a legal action is never outweighed,
 and an all-zero mask (the adapter's after an episode ends) gives equal finite logits, not NaN.
 The value comes from the network's value head (RLlib's ``ValueFunctionAPI``).
@@ -22,7 +22,7 @@ from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
-from .network import CluePolicyNet
+from ..policy.network import CluePolicyNet
 
 #: the logit an illegal action gets (SB3-contrib's MaskableCategorical uses -1e8)
 MASKED_LOGIT = -1e8

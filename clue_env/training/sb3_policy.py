@@ -1,4 +1,4 @@
-"""sb3-contrib's MaskablePPO policy around :class:`~clue_env.training.network.CluePolicyNet`.
+"""sb3-contrib's MaskablePPO policy around :class:`~clue_env.policy.network.CluePolicyNet`.
 
 SB3 builds a policy as features extractor -> ``mlp_extractor`` -> ``action_net`` / ``value_net``.
 Here the extractor is the identity (the policy observation is already flat), ``mlp_extractor``
@@ -16,7 +16,7 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from torch import nn
 
-from .network import CluePolicyNet
+from ..policy.network import CluePolicyNet
 
 
 class _Extractor(nn.Module):

@@ -8,7 +8,7 @@ The run directory holds everything needed to reproduce and resume it::
     checkpoints/state.json          how far PPO got (a summary for people; --resume reads ppo_latest.pt)
     checkpoints/policy_<steps>.pt   the policy at each PPO checkpoint
     accusation/*.npz  fit.json      recorded games for the accusation head (kept on --resume), its fit
-    policy.pt                       the final policy file (clue_env.training.checkpoint)
+    policy.pt                       the final policy file (clue_env.policy.checkpoint)
     eval.jsonl  curve.png           periodic evaluation against the baselines
     tb/                             TensorBoard logs
 
@@ -48,19 +48,10 @@ import yaml
 from ..engine.config import RulesConfig, load_rules
 from ..engine.errors import ConfigError
 from ..fileio import InputError, loads_json, one_line, read_regular
-from .checkpoint import (
-    CheckpointError,
-    apply_ppo_checkpoint,
-    atomic_torch_save,
-    load_policy,
-    read_policy_file,
-    read_ppo_checkpoint,
-    save_policy,
-    save_ppo_checkpoint,
-    zip_members,
-)
+from ..policy.checkpoint import CheckpointError, atomic_torch_save, load_policy, read_policy_file, save_policy, zip_members
 from .config import TrainConfig, TrainConfigError, load_train_config
 from .imitation import ActorFactory, Batch, fit, phase_weights, record_games
+from .ppo_checkpoint import apply_ppo_checkpoint, read_ppo_checkpoint, save_ppo_checkpoint
 
 FactoryFor = Callable[[str], ActorFactory]
 #: evaluate(policy_path, opponent_spec, num_players, games, seed, agent_seed) -> tournament summary;
@@ -777,7 +768,7 @@ class Trainer:
     # ------------------------------------------------------------------ all
     def run(self) -> str:
         """Train; returns the path of the final policy file."""
-        from .network import CluePolicyNet
+        from ..policy.network import CluePolicyNet
 
         if not self._validated:
             self.validate()

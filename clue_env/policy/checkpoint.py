@@ -8,13 +8,13 @@ with ``weights_only=True`` and runs no code)::
      "accusation": {"net": {...}, "state_dict": {...}, "meta": {...}}}   # optional
 
 ``"accusation"`` is the optional accusation head
-(:class:`clue_env.training.accusation_net.AccusationNet`): a file without one plays as before.
+(:class:`clue_env.policy.accusation_net.AccusationNet`): a file without one plays as before.
 
 A file of version 2 may instead name its network file: ``"network_file": {"name": "clue_ppo.pt",
 "sha256": ...}`` in place of ``"net"`` and ``"state_dict"``. The network file is looked up by that bare
 name in the same folder, must have exactly that SHA-256, and must carry its weights itself (a chain of
 references is refused). The shipped files that pair one network with several accusation heads are
-written this way (0.1-0.2 MB each, not 2 MB): :mod:`clue_env.training.policy_file` links and embeds
+written this way (0.1-0.2 MB each, not 2 MB): :mod:`clue_env.policy.policy_file` links and embeds
 files, ``combine --reference`` writes new ones. Everything that reads a policy file reads through
 :func:`read_policy_file`, which returns the network's weights either way.
 
@@ -23,9 +23,10 @@ layout hash differs from this version of the env, each with a :class:`Checkpoint
 what is wrong and what to do; a file naming a network file that is missing, changed or itself a
 reference gets one too. Files are written atomically (a temporary file, then a rename).
 
-Every torch file read here (a policy file, the network file it names, a PPO checkpoint, the state
-dicts inside an SB3 zip) is read within bounds before ``torch.load`` sees it: at most
-:data:`POLICY_FILE_LIMIT` (or :data:`PPO_CHECKPOINT_LIMIT`) bytes of a regular file, a zip archive of at
+Every torch file read here (a policy file, the network file it names) is read within bounds before
+``torch.load`` sees it (and PPO checkpoints and the state dicts inside an SB3 zip are read by
+:mod:`clue_env.training.ppo_checkpoint` through the same :func:`load_torch_bytes`): at most
+:data:`POLICY_FILE_LIMIT` (a PPO checkpoint: its own limit) bytes of a regular file, a zip archive of at
 most :data:`MAX_ZIP_MEMBERS` members all stored uncompressed, as ``torch.save`` writes them (so nothing
 inflates: a compressed member, which could inflate a thousandfold, is refused unread), then loaded
 with ``weights_only=True`` (plain data: a pickled object is refused, never run), and what it holds
@@ -44,8 +45,8 @@ from typing import Any
 
 from ..engine.errors import ClueError
 from ..fileio import MAX_DEPTH, InputError, one_line, read_regular, short
-from .config import net_sizes_problem
 from .features import layout_hash
+from .net_sizes import net_sizes_problem
 
 FORMAT = "clue_env-policy"
 #: the version of a file that carries its network's weights
@@ -57,15 +58,10 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 #: ``card_hidden`` and ``context_to_card`` 1024: 123 MiB of float32 weights) with its accusation head
 #: and meta, and room to spare (the shipped files are under 2 MiB)
 POLICY_FILE_LIMIT = 256 << 20
-#: the largest PPO checkpoint read: that network's weights and the optimizer's two moments, with room to spare
-PPO_CHECKPOINT_LIMIT = 1 << 30
 #: the most members a torch file (a zip archive) may have: a policy file has a few dozen, a PPO checkpoint a few hundred
 MAX_ZIP_MEMBERS = 4096
 #: the most values (containers, tensors, numbers, strings) walked in what a torch file holds
 MAX_ITEMS = 1_000_000
-#: the most an SB3 zip's JSON ``data`` entry may unpack to, and how many times a compressed entry may inflate
-_SB3_DATA_LIMIT = 16 << 20
-_SB3_MAX_RATIO = 100
 
 
 class CheckpointError(ClueError, ValueError):
@@ -109,7 +105,7 @@ def save_policy(
     path: str, net: Any, meta: dict[str, Any] | None = None, accusation: Any = None, network_file: str | None = None
 ) -> None:
     """Write ``net`` (a CluePolicyNet), ``meta`` and the optional accusation head (an
-    ``AccusationNet``, or its :func:`~clue_env.training.accusation_net.accusation_state` data)
+    ``AccusationNet``, or its :func:`~clue_env.policy.accusation_net.accusation_state` data)
     to ``path`` atomically.
 
     With ``network_file`` (a policy file in the same folder as ``path`` that carries exactly the
@@ -258,7 +254,7 @@ def load_torch_bytes(raw: bytes) -> Any:
     raise ValueError(problem)
 
 
-def _why(e: BaseException) -> str:
+def refusal_reason(e: BaseException) -> str:
     """A one-line reason for a refused torch file: our own checks' words, or torch's with its type."""
     text = one_line(str(e).splitlines()[0] if str(e) else "", 200)
     return text if type(e) in (ValueError, InputError) else f"{type(e).__name__}: {text}"
@@ -281,7 +277,7 @@ def read_raw_policy_file(path: str) -> tuple[dict[str, Any], str]:
         data = load_torch_bytes(raw)
     except Exception as e:  # torch raises many kinds for a damaged file
         raise CheckpointError(
-            f"{path!r} is not a readable policy file ({_why(e)}); it may be truncated or not a clue_env policy"
+            f"{path!r} is not a readable policy file ({refusal_reason(e)}); it may be truncated or not a clue_env policy"
         ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"{path!r} is not a clue_env policy file (no '{FORMAT}' header)")
@@ -339,7 +335,7 @@ def read_policy_file(path: str) -> dict[str, Any]:
         raise CheckpointError(
             f"{path!r} takes its network from {name!r} in the same folder, which is missing: copy {name} beside it "
             "(a clone: git checkout -- models/), or write a self-contained file where both are present with "
-            "python -m clue_env.training.policy_file embed"
+            "python -m clue_env.policy.policy_file embed"
         )
     net_data, got = read_raw_policy_file(target)
     if got != want:
@@ -360,7 +356,7 @@ def read_policy_file(path: str) -> dict[str, Any]:
 
 
 def expected_shapes(net_kwargs: dict[str, Any]) -> dict[str, tuple[int, ...]]:
-    """The state-dict tensor shapes of a :class:`~clue_env.training.network.CluePolicyNet` with
+    """The state-dict tensor shapes of a :class:`~clue_env.policy.network.CluePolicyNet` with
     these (already bounds-checked) sizes, computed on torch's ``meta`` device: nothing is allocated."""
     import torch
 
@@ -423,158 +419,14 @@ def load_accusation(path: str) -> Any:
         raise CheckpointError(f"{path!r}: {e}") from None
 
 
-# ---------------------------------------------------------------------- PPO checkpoints
-#: a PPO checkpoint (``checkpoints/ppo_latest.pt`` of a run directory): plain data only
-PPO_FORMAT = "clue_env-ppo-checkpoint"
-PPO_VERSION = 1
-
-
-def save_ppo_checkpoint(path: str, model: Any, chunks: int, chunk_steps: int) -> None:
-    """Write the PPO model's trainable state after ``chunks`` chunks of ``chunk_steps`` timesteps
-    to ``path`` atomically: the policy's and the optimizer's state dicts and the counters, as plain
-    tensors and numbers (``torch.load(weights_only=True)`` reads it; nothing in it is code). The
-    chunk count is inside the file, so the weights and how far they got are one write."""
-
-    policy = model.policy
-    atomic_torch_save(
-        {
-            "format": PPO_FORMAT,
-            "version": PPO_VERSION,
-            "chunks": int(chunks),
-            "chunk_steps": int(chunk_steps),
-            "timesteps": int(model.num_timesteps),
-            "n_updates": int(model._n_updates),
-            "net": policy.net.config(),
-            "policy": {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()},
-            "optimizer": policy.optimizer.state_dict(),
-        },
-        path,
-    )
-
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
-
-
-def read_ppo_checkpoint(path: str, chunk_steps: int) -> dict[str, Any]:
-    """The checked contents of a PPO checkpoint: ``{"chunks", "timesteps", "n_updates", "policy",
-    "optimizer"}``. ``path`` is a ``ppo_latest.pt`` (this format), or a ``ppo_latest.zip`` written by
-    SB3's ``model.save`` in older versions, read *without* SB3's loader: only its ``policy.pth`` and
-    ``policy.optimizer.pth`` state dicts (with ``weights_only=True``) and two integers of its
-    ``data`` JSON are used; the pickled objects in ``data`` are never deserialised."""
-    if path.endswith(".zip"):
-        data = _read_sb3_zip(path)
-        if _is_int(data["timesteps"]):  # the chunk the weights are at: from the weights' own counter
-            data["chunks"] = data["timesteps"] // chunk_steps
-    else:
-        try:
-            raw = read_regular(path, PPO_CHECKPOINT_LIMIT, "PPO checkpoint")
-            data = load_torch_bytes(raw)
-        except Exception as e:  # a damaged file, or pickled objects weights_only refuses
-            raise CheckpointError(
-                f"{path!r} is not a readable PPO checkpoint ({_why(e)}); it may be truncated or "
-                "not written by train.py. Nothing was changed: start a new run with another --out"
-            ) from None
-        if not isinstance(data, dict) or data.get("format") != PPO_FORMAT:
-            raise CheckpointError(f"{path!r} is not a clue_env PPO checkpoint (no '{PPO_FORMAT}' header)")
-        if data.get("version") != PPO_VERSION:
-            v = data.get("version")
-            raise CheckpointError(f"{path!r} has PPO checkpoint version {v!r}; this clue_env reads {PPO_VERSION}")
-        if data.get("chunk_steps") != chunk_steps:
-            raise CheckpointError(
-                f"{path!r} was written with chunks of {data.get('chunk_steps')!r} timesteps, but this config makes "
-                f"{chunk_steps} (ppo.n_steps, n_envs and checkpoint_every must not change on --resume)"
-            )
-    for key in ("chunks", "timesteps", "n_updates"):
-        if not _is_int(data.get(key)):
-            raise CheckpointError(f"{path!r}: {key!r} is {data.get(key)!r}, not a count")
-    if data["timesteps"] != data["chunks"] * chunk_steps:
-        raise CheckpointError(
-            f"{path!r} holds {data['timesteps']} timesteps, which is not {data.get('chunks')!r} whole chunks of {chunk_steps}: "
-            "it was written with other ppo settings (ppo.n_steps, n_envs and checkpoint_every must not change on --resume)"
-        )
-    for key in ("policy", "optimizer"):
-        if not isinstance(data.get(key), dict):
-            raise CheckpointError(f"{path!r}: no {key} state in the checkpoint")
-    return data
-
-
-def _read_sb3_zip(path: str) -> dict[str, Any]:
-    """The state dicts and counters of an SB3 zip, within bounds: the zip at most
-    :data:`PPO_CHECKPOINT_LIMIT` bytes, its entries' declared sizes checked (a compressed entry may
-    inflate at most ``_SB3_MAX_RATIO`` times) before any is unpacked, and read no further than those
-    sizes; the state dicts loaded by :func:`load_torch_bytes`, the JSON by :func:`loads_json`."""
-    from ..fileio import loads_json
-
-    limits = {"data": _SB3_DATA_LIMIT, "policy.pth": PPO_CHECKPOINT_LIMIT, "policy.optimizer.pth": PPO_CHECKPOINT_LIMIT}
-    try:
-        raw = read_regular(path, PPO_CHECKPOINT_LIMIT, "SB3 checkpoint")
-        members = {m.filename: m for m in zip_members(raw)}
-        missing = [n for n in limits if n not in members]
-        if missing:
-            raise CheckpointError(f"{path!r} is not an SB3 checkpoint: it has no {missing}")
-        total = 0
-        for name, limit in limits.items():
-            m = members[name]
-            total += m.file_size
-            if m.file_size > limit or total > PPO_CHECKPOINT_LIMIT:
-                raise CheckpointError(f"{path!r}: {name!r} would unpack to more than {limit >> 20} MiB; refused unread")
-            if m.compress_type != zipfile.ZIP_STORED and m.file_size > _SB3_MAX_RATIO * max(m.compress_size, 1):
-                raise CheckpointError(
-                    f"{path!r}: {name!r} would inflate {m.file_size // max(m.compress_size, 1):,} times; refused unread"
-                )
-        entries = {}
-        with zipfile.ZipFile(io.BytesIO(raw)) as z:
-            for name in limits:
-                with z.open(members[name]) as f:  # zipfile reads no further than the declared size
-                    entries[name] = f.read(members[name].file_size + 1)
-        del raw
-        policy = load_torch_bytes(entries.pop("policy.pth"))
-        optimizer = load_torch_bytes(entries.pop("policy.optimizer.pth"))
-        # plain JSON: the ':serialized:' entries (SB3's pickles, base64) stay text and are never decoded
-        meta = loads_json(entries.pop("data"), f"{path!r} entry 'data'")
-    except CheckpointError:
-        raise
-    except Exception as e:
-        raise CheckpointError(
-            f"{path!r} is not a readable SB3 checkpoint ({_why(e)}); nothing was changed: start a new run with another --out"
-        ) from None
-    if not isinstance(meta, dict):
-        raise CheckpointError(f"{path!r}: its 'data' entry is not a JSON object")
-    chunk = {"timesteps": meta.get("num_timesteps"), "n_updates": meta.get("_n_updates")}
-    return {**chunk, "policy": policy, "optimizer": optimizer, "legacy": True}
-
-
-def apply_ppo_checkpoint(path: str, model: Any, data: dict[str, Any]) -> None:
-    """Load :func:`read_ppo_checkpoint` data into a freshly built model (the same network sizes and
-    PPO settings); refuses weights or optimizer state that do not fit it."""
-    policy = model.policy
-    try:
-        policy.load_state_dict(data["policy"])
-    except (RuntimeError, KeyError, TypeError) as e:
-        raise CheckpointError(f"{path!r}: the weights do not fit this config's network ({str(e)[:200]})") from None
-    try:
-        policy.optimizer.load_state_dict(data["optimizer"])
-    except (ValueError, RuntimeError, KeyError, TypeError, IndexError) as e:
-        raise CheckpointError(f"{path!r}: the optimizer state does not fit this config's network ({str(e)[:200]})") from None
-    for p, st in policy.optimizer.state.items():
-        for k, v in st.items():
-            if k in ("exp_avg", "exp_avg_sq") and getattr(v, "shape", None) != p.shape:
-                raise CheckpointError(f"{path!r}: the optimizer's {k} has shape {tuple(v.shape)} for a {tuple(p.shape)} weight")
-    model.num_timesteps = int(data["timesteps"])
-    model._n_updates = int(data["n_updates"])
-
-
 __all__ = [
     "MAX_ITEMS",
     "MAX_ZIP_MEMBERS",
     "POLICY_FILE_LIMIT",
-    "PPO_CHECKPOINT_LIMIT",
     "PLANNER_KEYS",
     "PLANNER_MAX_SAMPLES",
     "check_planner",
     "CheckpointError",
-    "apply_ppo_checkpoint",
     "atomic_torch_save",
     "check_weights",
     "load_accusation",
@@ -584,11 +436,10 @@ __all__ = [
     "network_reference",
     "read_policy_file",
     "read_raw_policy_file",
+    "refusal_reason",
     "sha256_bytes",
     "plain_data_problem",
-    "read_ppo_checkpoint",
     "torch_file_problem",
     "zip_members",
     "save_policy",
-    "save_ppo_checkpoint",
 ]

@@ -1,6 +1,6 @@
 """How close each opponent is to proving the solution, simulated from one seat's knowledge.
 
-The accusation head's race inputs (:class:`~clue_env.training.accusation.RaceTracker`) count
+The accusation head's race inputs (:class:`~clue_env.policy.accusation.RaceTracker`) count
 public signs of an opponent's progress. This module estimates that progress directly (feature set
 5): draw deals consistent with the seat's evidence, and in each one rebuild every opponent's own
 evidence as that opponent saw it, then ask the deduction engine how many envelopes that opponent

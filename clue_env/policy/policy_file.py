@@ -1,11 +1,11 @@
 """Link, embed and describe policy files.
 
-    python -m clue_env.training.policy_file link models/clue_ppo_mixed.pt --network models/clue_ppo.pt
-    python -m clue_env.training.policy_file embed models/clue_ppo_mixed.pt --out ~/my_policy.pt
-    python -m clue_env.training.policy_file show models/clue_ppo_4p_mixed.pt
+    python -m clue_env.policy.policy_file link models/clue_ppo_mixed.pt --network models/clue_ppo.pt
+    python -m clue_env.policy.policy_file embed models/clue_ppo_mixed.pt --out ~/my_policy.pt
+    python -m clue_env.policy.policy_file show models/clue_ppo_4p_mixed.pt
 
 ``link`` rewrites a policy file so that it names a network file in its own folder (with that file's
-SHA-256) instead of carrying the same weights itself (:mod:`clue_env.training.checkpoint`, version
+SHA-256) instead of carrying the same weights itself (:mod:`clue_env.policy.checkpoint`, version
 2). The network file must hold exactly the weights the policy file holds, tensor for tensor; the
 policy file's meta and accusation head are kept as they are. This is how the shipped files that
 pair one network with several accusation heads stay 0.1-0.2 MB each.
@@ -13,7 +13,7 @@ pair one network with several accusation heads stay 0.1-0.2 MB each.
 ``embed`` writes a self-contained copy of a file (version 1, the network's weights inside), to
 take a policy out of its folder on its own. ``show`` prints what a file holds as JSON.
 
-Both writers check every file as :func:`~clue_env.training.checkpoint.load_policy` does, refuse
+Both writers check every file as :func:`~clue_env.policy.checkpoint.load_policy` does, refuse
 with a message naming the problem (exit status 2), and write atomically: a refused call leaves
 every file as it was.
 """

@@ -2,12 +2,12 @@
 
 Two parts, both learned (``clue_env.training.accusation_fit``):
 
-* ``stop`` and ``cont``: two MLPs on :func:`~clue_env.training.accusation.stop_features` giving
+* ``stop`` and ``cont``: two MLPs on :func:`~clue_env.policy.accusation.stop_features` giving
   the logits of P(my best triple is the solution) and of P(I win if I do not accuse now, playing
   on as I do). The head accuses when the first is larger: an optimal-stopping rule learned by
   fitted value iteration on recorded games (Longstaff–Schwartz regression of realised outcomes).
 * ``triple``: a linear scorer of candidate triples from
-  :func:`~clue_env.training.accusation.triple_features` (2 inputs a triple, 3 with feature set 4),
+  :func:`~clue_env.policy.accusation.triple_features` (2 inputs a triple, 3 with feature set 4),
   trained by cross-entropy against the true envelope; the head accuses the best-scored legal triple.
 
 With ``members > 1`` each of ``stop`` and ``cont`` is a bag of that many MLPs, each fitted on a
@@ -15,7 +15,7 @@ bootstrap resample of the recorded games, whose logits are averaged (a fit on a 
 is noisy, and a wrong accusation loses the game outright: averaging steadies the decision).
 
 Stored inside a policy file under the key ``"accusation"`` (see
-:mod:`clue_env.training.checkpoint`); a policy file without one plays as before.
+:mod:`clue_env.policy.checkpoint`); a policy file without one plays as before.
 """
 
 from __future__ import annotations

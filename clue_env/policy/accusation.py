@@ -3,7 +3,7 @@
 ``deduction`` (and a policy imitating it) accuses only once the solution is proved. Waiting for
 proof loses the games in which an opponent solves first while the seat's most likely triple
 was already right (``docs/training.md``, "Accusation timing"). The accusation head
-(:class:`clue_env.training.accusation_net.AccusationNet`) decides at every decision where an
+(:class:`clue_env.policy.accusation_net.AccusationNet`) decides at every decision where an
 accusation is legal whether to accuse now, from these inputs:
 
 * **how likely my best triple is right**: the engine's posterior probability of each candidate
@@ -27,14 +27,14 @@ accusation is legal whether to accuse now, from these inputs:
   the triple scorer gets each candidate's probability under both. Against a prober the tells
   are wrong, and the ratio says so as evidence accumulates: the head is fitted on mixed line-ups
   to learn when to believe them;
-* (feature set 5, set 3 plus :func:`~clue_env.training.opponent_model.opponent_features`) **each
+* (feature set 5, set 3 plus :func:`~clue_env.policy.opponent_model.opponent_features`) **each
   opponent's progress, simulated**: in deals drawn from this seat's evidence, every opponent's own
   evidence is rebuilt and the envelopes it can still not tell apart are counted (exact up to the deal
   in the two-player game, where it made accusation timing pay);
 * the game's turn, the phase (start of my turn, or after my suggestion) and the player count.
 
 Everything here reads only what R31 lets the seat know: its own (redacted) event history and
-the policy features of :mod:`clue_env.training.features` (themselves built from that history).
+the policy features of :mod:`clue_env.policy.features` (themselves built from that history).
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ STOP_FEATURES_V3 = STOP_FEATURES + MAX_SEATS * (PER_SEAT_V3 - PER_SEAT)
 #: feature set 4 adds to set 3 the "tell" posterior's summary (see :func:`tell_features`)
 TELL_FEATURES = 12
 STOP_FEATURES_V4 = STOP_FEATURES_V3 + TELL_FEATURES
-#: feature set 5 adds to set 3 each opponent's simulated progress (see :mod:`clue_env.training.opponent_model`)
+#: feature set 5 adds to set 3 each opponent's simulated progress (see :mod:`clue_env.policy.opponent_model`)
 STOP_FEATURES_V5 = STOP_FEATURES_V3 + OPPONENT_FEATURES
 #: feature set 6 adds to set 5 the summary of a posterior that weighs each deal by what the
 #: opponents named (see :func:`weighted_tell_posterior`), in :func:`tell_features`' form
@@ -103,7 +103,7 @@ TRIPLE_WIDTH = {1: 2, 2: 2, 3: 2, 4: 3, 5: 2, 6: 3}
 #: suggestion) a suspect or weapon the deal gives it; the odds ratio measured for `deduction` in
 #: two-player 2023 games (`benchmarks/naming_rates.py`), the ``tells`` of the two-player planner
 TELL_WEIGHT = 0.35
-#: the most MLPs a bagged head may hold per part (:class:`~clue_env.training.accusation_net.AccusationNet`)
+#: the most MLPs a bagged head may hold per part (:class:`~clue_env.policy.accusation_net.AccusationNet`)
 MAX_MEMBERS = 16
 
 
@@ -378,7 +378,7 @@ def stop_features(
     """The accusation head's input vector (:data:`STOP_FEATURES` floats, or
     :data:`STOP_FEATURES_V2` / :data:`STOP_FEATURES_V3` with feature set 2's / 3's ``race``).
 
-    ``policy_features``: the seat's :class:`~clue_env.training.features.SeatFeatures` vector;
+    ``policy_features``: the seat's :class:`~clue_env.policy.features.SeatFeatures` vector;
     ``best_p``: the posterior of the most likely triple (``how`` as in :func:`triple_posterior`;
     when ``None`` the product of the per-kind top marginals stands in); ``race``:
     :meth:`RaceTracker.per_seat`.
