@@ -97,9 +97,9 @@ def test_each_configuration_is_played_by_exactly_one_entry_and_it_is_the_pinned_
 
 
 def test_network_links_provenance_and_strength_rows_are_filled_in():
+    pytest.importorskip("torch")
     from clue_env.policy.checkpoint import read_raw_policy_file
 
-    pytest.importorskip("torch")
     m = load_manifest()
     assert {p.file: p.network for p in m.policies if p.network} == NETWORKS
     for p in m.policies:
