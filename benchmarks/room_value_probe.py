@@ -45,7 +45,10 @@ accusation head plays; default: the file ``ppo`` plays for that game), ``--oppon
 recorded games cycle through, one spec for all the opponents of a game; default, 4-player classic:
 3 ``notebook``, ``deduction`` + 2 ``notebook``, 3 ``deduction``) and ``--play-opponent``.
 
-A diagnostic only: nothing here is shipped.
+A diagnostic: the recording, widening and fit are the training package's
+(:mod:`clue_env.training.planner_fit`), which the recipes' ``room_values`` and ``refit_scores`` stages run
+(``python train.py --recipe NAME``, docs/training.md, "Recipes"); this script adds the arm without room
+values, ``--data`` and the paired play.
 
     python benchmarks/room_value_probe.py --games 1500 --epochs 3 --play 600
     python benchmarks/room_value_probe.py --players 2 --rules edition2023 --teacher deduction \
@@ -68,165 +71,17 @@ for _p in (ROOT, os.path.dirname(os.path.abspath(__file__))):  # the package; se
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
+from clue_env.training.planner_fit import (  # noqa: E402
+    chunk_size,
+    fit_planner_weights,
+    held_out_split,
+    phase_accuracy,
+    prepare_network,
+    record_job,
+    teacher_planner,
+)
+
 SHIPPED = os.path.join(ROOT, "models", "clue_ppo_mixed.pt")
-
-
-def _opponent_specs(n: int, game: int, opponents: list[str]) -> list[str]:
-    """The opponents' specs of ``game`` (seat order, the candidate's seat left out)."""
-    if not opponents:  # the original 4-player mix
-        mix = (["notebook"] * 3, ["deduction", "notebook", "notebook"], ["deduction"] * 3)
-        return list(reversed(mix[game % len(mix)]))
-    return [opponents[(game // n) % len(opponents)]] * (n - 1)
-
-
-def _record_chunk(args: tuple[list[int], int, str, int, str, str, list[str]]) -> dict[str, np.ndarray]:
-    """Games ``ids``: the policy drives seat ``g % n``; the teacher labels and reports room values."""
-    games, entropy, teacher, n, rules, policy, opponents = args
-    import clue_env
-    from agents import make_agent
-    from clue_env.policy.features import SeatFeatures, policy_observation
-
-    obs, mask, act, rvs, mss, sss = [], [], [], [], [], []
-    for g in games:
-        env = clue_env.raw_env(num_players=n, rules=rules)
-        env.reset(seed=g)
-        me = g % n
-        opps = _opponent_specs(n, g, opponents)
-        seeds = np.random.SeedSequence([entropy, g]).generate_state(n + 2)
-        agents: list[Any] = []
-        for s in range(n):
-            spec = f"ppo:{policy}" if s == me else opps.pop(0)
-            agents.append(make_agent(spec, seat=s, num_players=n, rules=env.rules, seed=int(seeds[s])))
-        label = make_agent(teacher, seat=me, num_players=n, rules=env.rules, seed=int(seeds[n + 1]))
-        for a in [*agents, label]:
-            a.reset()
-        feats = SeatFeatures(me, n)
-        while not env.game_over:
-            name = env.agent_selection
-            s = env.possible_agents.index(name)
-            o, info = env.observe(name), env.infos[name]
-            if s == me:
-                t = int(label.act(o, info))
-                rv = label.room_values(info)  # what the ppo agent's planner hands a room-value network
-                ms = label.move_scores(o, info)  # and a room_values=3 network
-                ss = label.suggest_scores(o, info)  # and a room_values=4 network
-                f = feats.update(o["observation"], info["seat_view"].events)
-                obs.append(policy_observation(o["observation"], f).astype(np.float16))
-                mask.append(o["action_mask"].astype(bool))
-                act.append(t)
-                rvs.append(rv.astype(np.float32))
-                mss.append(ms.astype(np.float32))
-                sss.append(ss.astype(np.float32))
-            env.step(int(agents[s].act(o, info)))
-    return {
-        "obs": np.stack(obs),
-        "mask": np.stack(mask),
-        "action": np.array(act),
-        "rv": np.stack(rvs),
-        "ms": np.stack(mss),
-        "ss": np.stack(sss),
-    }
-
-
-def _inputs(data: dict[str, np.ndarray], rows: np.ndarray, use_rv: bool, mode: int = 0) -> Any:
-    """The network's input for ``rows``: the policy observation, then the room values if ``use_rv``,
-    then the planner's move scores if ``mode`` (the network's ``room_values``) is 3 or more, then
-    its suggestion scores if ``mode`` is 4."""
-    import torch
-
-    x = data["obs"][rows].astype(np.float32)
-    if use_rv:
-        x = np.concatenate([x, data["rv"][rows]], axis=1)
-    if mode >= 3:
-        x = np.concatenate([x, data["ms"][rows]], axis=1)
-    if mode == 4:
-        x = np.concatenate([x, data["ss"][rows]], axis=1)
-    return torch.from_numpy(x)
-
-
-def _fit(
-    net: Any,
-    data: dict[str, np.ndarray],
-    idx: np.ndarray,
-    epochs: int,
-    lr: float,
-    seed: int,
-    use_rv: bool,
-    only_new: bool = False,
-    new_lr: float | None = None,
-    refit: tuple[str, ...] = (),
-) -> None:
-    """Fit ``net`` on the decisions ``idx``; ``only_new``: only the room-value column's weights move
-    (for a ``room_values=3`` network: only its four move-score weights; ``room_values=4``: only its
-    suggestion-score weight); ``refit`` (``"moves"``, ``"suggestions"``): only those scalars of a network
-    that already reads the scores (the four move-score weights, the suggestion-score weight)."""
-    import torch
-    import torch.nn.functional as F
-
-    from clue_env.engine.cards import N_CARDS
-    from clue_env.training.imitation import Batch, phase_weights
-
-    # moves weigh 1, the other phases 0.25 (the DAgger configs' weights)
-    rows = Batch(data["obs"], data["mask"], data["action"], np.zeros(len(data["action"]), np.float32))
-    w_all = phase_weights(rows, {"suggest": 0.25, "refute": 0.25, "accuse/end": 0.25})
-    params = list(net.parameters())
-    mode = getattr(net, "room_values", 0)
-    if refit:
-        chosen = ([net.ms_logit] if "moves" in refit else []) + ([net.ss_logit] if "suggestions" in refit else [])
-        for p in params:
-            p.requires_grad_(any(p is q for q in chosen))
-        params = chosen
-    elif only_new and mode >= 3:
-        newest = net.ss_logit if mode == 4 else net.ms_logit
-        for p in params:
-            p.requires_grad_(p is newest)
-        params = [newest]
-    elif only_new:
-        first = net.card[0]
-        col = first.in_features - N_CARDS - net.context_to_card - 1  # the room-value column
-        keep = torch.zeros_like(first.weight)
-        keep[:, col] = 1.0
-        new = [first.weight] + ([net.rv_logit] if net.room_values == 2 else [])
-        for p in params:
-            p.requires_grad_(any(p is q for q in new))
-        first.weight.register_hook(lambda g: g * keep)
-        params = new
-    scalars = [q for q in (getattr(net, k, None) for k in ("rv_logit", "ms_logit", "ss_logit")) if q is not None]
-    groups: list[dict[str, Any]] = [{"params": [p for p in params if not any(p is q for q in scalars)], "lr": lr}]
-    fast = [q for q in scalars if any(p is q for p in params)]
-    if fast:
-        groups.append({"params": fast, "lr": new_lr or lr})  # four scalars each: they may move faster
-    groups = [g for g in groups if g["params"]]
-    opt = torch.optim.Adam(groups, lr=lr)
-    gen = np.random.default_rng(seed)
-    net.train()
-    for _ in range(epochs):
-        order = gen.permutation(idx)
-        for i in range(0, len(order), 512):
-            b = order[i : i + 512]
-            x = _inputs(data, b, use_rv, mode)
-            logits = net(x)[0].masked_fill(~torch.from_numpy(data["mask"][b]), -1e8)
-            ce = F.cross_entropy(logits, torch.from_numpy(data["action"][b].astype(np.int64)), reduction="none")
-            w = torch.from_numpy(w_all[b])
-            loss = (ce * w).sum() / w.sum()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-    net.eval()
-
-
-def _phase_accuracy(net: Any, data: dict[str, np.ndarray], idx: np.ndarray, use_rv: bool, phase: str = "move") -> float:
-    """The share of the decisions ``idx`` of ``phase`` on which ``net`` picks the teacher's action."""
-    import torch
-
-    from clue_env.codec import PHASES, default_codec
-
-    of_phase = default_codec().phases(data["mask"][idx]) == PHASES.index(phase)
-    with torch.no_grad():
-        x = _inputs(data, idx, use_rv, getattr(net, "room_values", 0))
-        logits = net(x)[0].masked_fill(~torch.from_numpy(data["mask"][idx]), -1e8)
-    hit = logits.argmax(1).numpy() == data["action"][idx]
-    return float(hit[of_phase].mean()) if of_phase.any() else float("nan")
 
 
 def _play_chunk(args: tuple[Any, ...]) -> dict[str, list[int]]:
@@ -393,16 +248,11 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
-    from agents import parse_spec
+    from agents import SpecFactory
     from clue_env.policy.checkpoint import load_accusation, load_policy, save_policy
-    from clue_env.policy.network import add_move_scores, add_suggest_scores, widen_for_room_values, with_roll_scores
 
-    _name, teacher_params = parse_spec(args.teacher)
-    from clue_env.policy.checkpoint import PLANNER_KEYS
-
-    params = teacher_params if isinstance(teacher_params, dict) else {}
     #: the saved and played copies' planner: the teacher's planner parameters, if any (``tells`` 1 is no tells)
-    planner: dict[str, Any] = {k: params[k] for k in PLANNER_KEYS if k in params and not (k == "tells" and params[k] == 1)}
+    planner: dict[str, Any] = teacher_planner(args.teacher)
 
     # a policy whose network already reads room values (a later round): only that copy is fitted on;
     # checked before any game is recorded, so a wrong combination costs nothing
@@ -430,9 +280,9 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--refit-moves and --refit-suggestions keep the --policy's floor_squares; leave --floor-squares out")
     t0 = time.time()
     ids = list(range(args.seed, args.seed + args.games))
-    chunk = max(1, min(25, args.games // 10))  # at least ~10 chunks: the held-out games are whole chunks
+    chunk = chunk_size(args.games)  # at least ~10 chunks: the held-out games are whole chunks
     jobs = [
-        (ids[i : i + chunk], args.agent_seed, args.teacher, args.players, args.rules, policy, opponents)
+        (ids[i : i + chunk], args.agent_seed, args.teacher, args.players, args.rules, policy, opponents, SpecFactory)
         for i in range(0, len(ids), chunk)
     ]
     tag = np.array([args.games, args.seed, args.agent_seed, chunk, args.players])
@@ -454,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"read {len(data['action'])} decisions of {args.games} games from {args.data}", flush=True)
     else:
         with ProcessPoolExecutor(args.workers) as pool:
-            parts = list(pool.map(_record_chunk, jobs))
+            parts = list(pool.map(record_job, jobs))
         data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
         sizes = [len(p["action"]) for p in parts]
         print(f"recorded {len(data['action'])} decisions from {args.games} games in {time.time() - t0:.0f} s", flush=True)
@@ -473,9 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     # split by game chunk (decisions of one game stay together): the last chunks are held out
     if len(sizes) < 2:
         ap.error("--games: at least 2, so that some games are held out")
-    n_hold = min(len(sizes) - 1, max(1, int(round(len(sizes) * args.held_out))))
-    cut = int(np.sum(sizes[: len(sizes) - n_hold]))
-    train_idx, hold_idx = np.arange(cut), np.arange(cut, n)
+    train_idx, hold_idx = held_out_split(sizes, args.held_out)
 
     out: dict[str, Any] = {
         "games": args.games,
@@ -492,20 +340,9 @@ def main(argv: list[str] | None = None) -> int:
     for use_rv in (True,) if base_reads_rv or args.skip_as_is else (False, True):
         torch.manual_seed(0)
         base, _ = load_policy(policy)
-        if refit:
-            net = base  # already reads the move scores: only their weights are fitted again
-            if args.roll_scores:  # the same weights, the roll scored too
-                net = with_roll_scores(base)
-        elif args.mode == 3:
-            if not base.room_values:  # a network without room values: as room_values=2 with zero new weights first
-                base = widen_for_room_values(base, 2)
-            net = add_move_scores(base, floor_squares=args.floor_squares)  # its inputs are wider than the data's rv alone
-        elif args.mode == 4:
-            net = add_suggest_scores(base)
-        else:
-            net = widen_for_room_values(base, args.mode) if use_rv and not base_reads_rv else base
-        before = _phase_accuracy(net, data, hold_idx, use_rv)
-        _fit(
+        net = prepare_network(base, args.mode, use_rv, refit, args.roll_scores, args.floor_squares)
+        before = phase_accuracy(net, data, hold_idx, use_rv)
+        fit_planner_weights(
             net,
             data,
             train_idx,
@@ -517,15 +354,13 @@ def main(argv: list[str] | None = None) -> int:
             new_lr=args.new_lr,
             refit=refit,
         )
-        for p in net.parameters():
-            p.requires_grad_(True)
-        after = _phase_accuracy(net, data, hold_idx, use_rv)
+        after = phase_accuracy(net, data, hold_idx, use_rv)
         key = "with_room_values" if use_rv else "network_as_is"
         out[key] = {"held_out_move_accuracy_before": before, "held_out_move_accuracy_after": after}
         print(f"{key}: held-out move accuracy {before:.1%} -> {after:.1%}", flush=True)
         if net.room_values == 4:  # --mode 4, or a refit of a network that reads suggestion scores
-            base_s = _phase_accuracy(load_policy(policy)[0], data, hold_idx, use_rv, "suggest")
-            after_s = _phase_accuracy(net, data, hold_idx, use_rv, "suggest")
+            base_s = phase_accuracy(load_policy(policy)[0], data, hold_idx, use_rv, "suggest")
+            after_s = phase_accuracy(net, data, hold_idx, use_rv, "suggest")
             out[key].update({"held_out_suggest_accuracy_before": base_s, "held_out_suggest_accuracy_after": after_s})
             print(f"{key}: held-out suggestion accuracy {base_s:.1%} -> {after_s:.1%}", flush=True)
         fitted[key] = net

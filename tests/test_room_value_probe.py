@@ -23,6 +23,7 @@ from clue_env.engine.cards import N_ROOMS, ROOM_BASE  # noqa: E402
 from clue_env.policy.checkpoint import CheckpointError, load_policy, read_policy_file, save_policy  # noqa: E402
 from clue_env.policy.features import POLICY_LAYOUT  # noqa: E402
 from clue_env.policy.network import CluePolicyNet, widen_for_room_values, with_roll_scores  # noqa: E402
+from clue_env.training.planner_fit import fit_planner_weights  # noqa: E402
 
 #: shipped files the tests below start from
 SHIPPED_POLICY_MIXED = os.path.join(MODELS, "clue_ppo_mixed.pt")  # the classic network, no room values, with a head
@@ -219,7 +220,7 @@ def test_fit_only_new_moves_the_room_value_column_alone():
     action = rng.integers(4 + 188, 4 + 188 + 9, n)
     data = {"obs": x, "mask": mask, "action": action, "rv": rng.random((n, N_ROOMS)).astype(np.float32)}
     before = {k: v.clone() for k, v in wide.state_dict().items()}
-    room_value_probe._fit(wide, data, np.arange(n), epochs=2, lr=1e-2, seed=0, use_rv=True, only_new=True)
+    fit_planner_weights(wide, data, np.arange(n), epochs=2, lr=1e-2, seed=0, use_rv=True, only_new=True)
     after = wide.state_dict()
     col = wide.card[0].in_features - 21 - wide.context_to_card - 1
     for k, v in before.items():
@@ -436,7 +437,7 @@ def test_fit_only_new_in_mode_3_moves_the_move_score_weights_alone():
         "ms": ms,
     }
     before = {k: v.clone() for k, v in three.state_dict().items()}
-    room_value_probe._fit(three, data, np.arange(n), epochs=3, lr=1e-2, seed=0, use_rv=True, only_new=True)
+    fit_planner_weights(three, data, np.arange(n), epochs=3, lr=1e-2, seed=0, use_rv=True, only_new=True)
     after = three.state_dict()
     for k, v in before.items():
         if k == "ms_logit":
