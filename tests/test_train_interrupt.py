@@ -29,14 +29,15 @@ SMOKE = os.path.join(ROOT, "configs", "train", "smoke.yaml")
 
 def test_log_lines_are_not_glued_onto_an_open_progress_bar():
     from clue_env.training.config import load_train_config
-    from clue_env.training.trainer import Trainer, _ProgressBar
+    from clue_env.training.run_support import ProgressBar
+    from clue_env.training.trainer import Trainer
 
     buf = io.StringIO()  # a terminal: stdout and stderr on one screen
     with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
         trainer = Trainer(load_train_config(SMOKE), "unused", lambda spec: None, progress=True)  # type: ignore[arg-type,return-value]
-        bar = _ProgressBar(1000, 0, True)
+        bar = ProgressBar(1000, 0, True)
         bar.bar.update(100)
-        trainer._log("eval @ 100 (ppo) vs 3 random: 50.0%")
+        trainer.log("eval @ 100 (ppo) vs 3 random: 50.0%")
         bar.bar.update(100)
         bar.close()
     text = buf.getvalue()

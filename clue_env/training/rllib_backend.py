@@ -43,15 +43,13 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ..fileio import InputError, depth, loads_json, one_line, read_regular, short
 from ..policy.checkpoint import save_policy
-
-if TYPE_CHECKING:
-    from .trainer import Trainer
+from .run_support import ProgressBar, RunContext, atomic_write_text, seed_of
 
 ENV_NAME = "clue_single_learner"
 MODULE_ID = "default_policy"
@@ -138,7 +136,7 @@ def _callbacks_class() -> type:
     return ClueCallbacks
 
 
-def algo_config(trainer: Trainer, net: Any, seed: int) -> Any:
+def algo_config(trainer: RunContext, net: Any, seed: int) -> Any:
     """RLlib's PPOConfig for the run (see the module docstring for the mapping)."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -449,11 +447,9 @@ def _json_default(x: Any) -> Any:
     return str(x)
 
 
-def ppo_stage(trainer: Trainer, net: Any, address: str | None = None) -> Any:
+def ppo_stage(trainer: RunContext, net: Any, address: str | None = None) -> Any:
     """The PPO stage of ``trainer``'s run on RLlib; returns the trained CluePolicyNet."""
     import torch
-
-    from .trainer import _ProgressBar, _seed_of, atomic_write_text
 
     cfg = trainer.cfg
     p, r = cfg.ppo, cfg.rllib
@@ -467,7 +463,7 @@ def ppo_stage(trainer: Trainer, net: Any, address: str | None = None) -> Any:
     every = cfg.eval.every_checkpoints
     state_path = os.path.join(trainer.ckpt, "state.json")
     with ray_session(address, r.local_cpus):
-        algo = algo_config(trainer, net, _seed_of(cfg.seed, 3, done)).build_algo()
+        algo = algo_config(trainer, net, seed_of(cfg.seed, 3, done)).build_algo()
         try:
             set_module_state(algo, net)
             if progress is not None:
@@ -479,7 +475,7 @@ def ppo_stage(trainer: Trainer, net: Any, address: str | None = None) -> Any:
                 finally:
                     shutil.rmtree(staged, ignore_errors=True)
                 algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, inference_only=True)
-                trainer._log(f"resume: RLlib PPO from chunk {done} ({ts} timesteps, {latest})")
+                trainer.log(f"resume: RLlib PPO from chunk {done} ({ts} timesteps, {latest})")
                 policy_path = os.path.join(trainer.ckpt, f"policy_{ts}.pt")
                 due = done > 0 and (done % every == 0 or done == n_chunks)
                 if (
@@ -487,14 +483,14 @@ def ppo_stage(trainer: Trainer, net: Any, address: str | None = None) -> Any:
                     and os.path.exists(policy_path)
                     and not any(row.get("phase") == "ppo" and row.get("timesteps") == ts for row in trainer.eval_rows)
                 ):
-                    trainer._evaluate(policy_path, ts, "ppo")
+                    trainer.evaluate_policy(policy_path, ts, "ppo")
             where = placement(algo)
             atomic_write_text(
                 os.path.join(trainer.out, "rllib_placement.json"), json.dumps({"env_runners": where}, indent=2) + "\n"
             )
             nodes = sorted({w["ip"] + " " + w["node_id"][:8] for w in where})
-            trainer._log(f"RLlib: {len(where)} env runner(s) x {r.envs_per_env_runner} envs on {len(nodes)} node(s): {nodes}")
-            bar = _ProgressBar(n_chunks * chunk_steps, ts, trainer.progress)
+            trainer.log(f"RLlib: {len(where)} env runner(s) x {r.envs_per_env_runner} envs on {len(nodes)} node(s): {nodes}")
+            bar = ProgressBar(n_chunks * chunk_steps, ts, trainer.progress)
             restarts = 0
             for c in range(done, n_chunks):
                 target = (c + 1) * chunk_steps
@@ -512,7 +508,7 @@ def ppo_stage(trainer: Trainer, net: Any, address: str | None = None) -> Any:
                         raise RuntimeError(f"RLlib: the policy played {illegal} illegal action(s): the action mask is broken")
                     restarts_now = int(_get(result, "num_env_runner_restarts", default=0) or 0)
                     if restarts_now > restarts:
-                        trainer._log(f"RLlib: env runner restarts so far: {restarts_now}")
+                        trainer.log(f"RLlib: env runner restarts so far: {restarts_now}")
                         restarts = restarts_now
                     ts += steps
                     bar.bar.update(steps)
@@ -540,7 +536,7 @@ def ppo_stage(trainer: Trainer, net: Any, address: str | None = None) -> Any:
                 summary = {"chunks": c + 1, "timesteps": ts, "target_timesteps": p.timesteps, "checkpoint": f"{CKPT_DIR}/latest"}
                 atomic_write_text(state_path, json.dumps(summary))
                 if (c + 1) % every == 0 or c + 1 == n_chunks:
-                    trainer._evaluate(policy_path, ts, "ppo")
+                    trainer.evaluate_policy(policy_path, ts, "ppo")
             bar.close()
             return export_net(algo, net)
         finally:

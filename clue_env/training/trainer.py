@@ -35,9 +35,8 @@ import platform
 import secrets
 import subprocess
 import sys
-import tempfile
 import time
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -52,6 +51,7 @@ from ..policy.checkpoint import CheckpointError, atomic_torch_save, load_policy,
 from .config import TrainConfig, TrainConfigError, load_train_config
 from .imitation import ActorFactory, Batch, fit, phase_weights, record_games
 from .ppo_checkpoint import apply_ppo_checkpoint, read_ppo_checkpoint, save_ppo_checkpoint
+from .run_support import ProgressBar, atomic_write_text, seed_of
 
 FactoryFor = Callable[[str], ActorFactory]
 #: evaluate(policy_path, opponent_spec, num_players, games, seed, agent_seed) -> tournament summary;
@@ -118,26 +118,6 @@ def check_games_chunk(path: str) -> None:
         raise ValueError(f"recorded games {path!r} would unpack to {unpacked:,} bytes, more than {NPZ_UNPACKED_LIMIT:,}; {todo}")
 
 
-def atomic_write_text(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same directory and a rename; on
-    any failure (a full disk) the temporary file is removed and ``path`` is as it was."""
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=f".{os.path.basename(path)}.tmp-")
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; these are ordinary files
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def run_config(out: str) -> TrainConfig | None:
     """The config recorded in the run directory ``out`` (``config.yaml``, with the overrides the run
     was started or last resumed with, e.g. its ``--timesteps`` target), or ``None`` if it has none."""
@@ -181,10 +161,6 @@ def _collect_chunk(args: tuple) -> Batch:
     return record_games(lineups, games, rules, seed, gamma, driver)
 
 
-def _seed_of(*parts: int) -> int:
-    return int(np.random.SeedSequence(list(parts)).generate_state(1)[0])
-
-
 class Trainer:
     """One training run (see the module docstring)."""
 
@@ -223,7 +199,7 @@ class Trainer:
         #: timesteps per PPO chunk (a whole number of rollouts), and chunks to reach ppo.timesteps
         self.chunk_steps = max(1, -(-p.checkpoint_every // rollout)) * rollout
         self.n_chunks = max(1, -(-p.timesteps // self.chunk_steps))
-        #: entropy of the evaluation agents' seeds: fresh per run, recorded in run.json (see _evaluate)
+        #: entropy of the evaluation agents' seeds: fresh per run, recorded in run.json (see evaluate_policy)
         self.eval_agent_seed: int | None = None
         self._validated = False
         self._run_record: dict[str, Any] | None = None
@@ -377,7 +353,7 @@ class Trainer:
             info = prev
         seed = info.get("eval_agent_seed")
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            seed = secrets.randbits(63)  # secret entropy: see _evaluate
+            seed = secrets.randbits(63)  # secret entropy: see evaluate_policy
         info["eval_agent_seed"] = self.eval_agent_seed = seed
         atomic_write_text(os.path.join(self.out, "run.json"), json.dumps(info, indent=2))
 
@@ -389,7 +365,7 @@ class Trainer:
             self._writer = SummaryWriter(os.path.join(self.out, "tb", "run"))
         return self._writer
 
-    def _log(self, msg: str) -> None:
+    def log(self, msg: str) -> None:
         """A line of progress: through ``tqdm.write``, which lifts any open progress bar (the PPO
         bar is open while its evaluations run) above the line and redraws it below, instead of
         gluing the line onto the bar."""
@@ -440,7 +416,7 @@ class Trainer:
         im = self.cfg.imitation
         path = os.path.join(self.ckpt, "imitation.pt")
         if self.resume and os.path.exists(path):
-            self._log(f"resume: imitation already done ({path})")
+            self.log(f"resume: imitation already done ({path})")
             return load_policy(path)[0]
         if not self.cfg.imitates():
             return net
@@ -449,12 +425,12 @@ class Trainer:
         head = read_policy_file(self.cfg.init).get("accusation") if self.cfg.init else None
         by_phase = im.phase_weights()
         if im.weighted():
-            self._log("imitation: phase weights " + ", ".join(f"{k} {v:g}" for k, v in by_phase.items()))
+            self.log("imitation: phase weights " + ", ".join(f"{k} {v:g}" for k, v in by_phase.items()))
 
         def weights(data: Batch) -> np.ndarray | None:
             return phase_weights(data, by_phase) if im.weighted() else None
 
-        torch.manual_seed(_seed_of(self.cfg.seed, 1))
+        torch.manual_seed(seed_of(self.cfg.seed, 1))
         step = [0]
 
         def log(stats: dict[str, float]) -> None:
@@ -462,12 +438,12 @@ class Trainer:
             for k, v in stats.items():
                 if k != "epoch":
                     self.writer.add_scalar(f"imitation/{k}", v, step[0])
-            self._log("  " + ", ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in stats.items()))
+            self.log("  " + ", ".join(f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in stats.items()))
 
         parts: list[Batch] = []
         if im.games > 0:
-            data = self._collect(range(im.games), _seed_of(self.cfg.seed, 2), None, "imitation games")
-            self._log(f"imitation: {len(data)} decisions from {im.games} games")
+            data = self._collect(range(im.games), seed_of(self.cfg.seed, 2), None, "imitation games")
+            self.log(f"imitation: {len(data)} decisions from {im.games} games")
             fit(net, data, epochs=im.epochs, batch_size=im.batch_size, lr=im.lr, value_coef=im.value_coef,
                 seed=self.cfg.seed, log=log, weights=weights(data))  # fmt: skip
             parts.append(data)
@@ -478,13 +454,13 @@ class Trainer:
             parts.append(
                 self._collect(
                     range(start, start + im.dagger_games),
-                    _seed_of(self.cfg.seed, 2),
+                    seed_of(self.cfg.seed, 2),
                     self.factory_for(f"ppo:{tmp}"),
                     f"DAgger round {r + 1}",
                 )
             )
             data = Batch.concat(parts)
-            self._log(f"DAgger round {r + 1}: {len(data)} decisions")
+            self.log(f"DAgger round {r + 1}: {len(data)} decisions")
             fit(
                 net,
                 data,
@@ -498,11 +474,11 @@ class Trainer:
             )
         decisions = sum(len(p) for p in parts)
         save_policy(path, net, {"phase": "imitation", "decisions": decisions}, accusation=head)
-        self._evaluate(path, 0, "imitation")
+        self.evaluate_policy(path, 0, "imitation")
         return net
 
     # ------------------------------------------------------------------ evaluation
-    def _evaluate(self, policy_path: str, timesteps: int, phase: str) -> None:
+    def evaluate_policy(self, policy_path: str, timesteps: int, phase: str) -> None:
         if self.evaluate_fn is None:
             return
         ev = self.cfg.eval
@@ -530,7 +506,7 @@ class Trainer:
             self.writer.add_scalar(f"eval/win_rate_vs_{opp}", row["win_rate"], timesteps)
             self.writer.add_scalar(f"eval/wrong_accusation_rate_vs_{opp}", row["wrong_accusation_rate"], timesteps)
             lo, hi = row["ci95"]
-            self._log(
+            self.log(
                 f"eval @ {timesteps} ({phase}) vs {ev.num_players - 1} {opp}: {row['win_rate']:.1%} [{lo:.1%}, {hi:.1%}], "
                 f"wrong accusations {row['wrong_accusation_rate']:.1%}"
             )
@@ -616,7 +592,7 @@ class Trainer:
                 path, data = self._resume_ppo
                 apply_ppo_checkpoint(path, model, data)  # only tensors and numbers: see the module docstring
                 done = int(data["chunks"])
-                self._log(f"resume: PPO from chunk {done} ({model.num_timesteps} timesteps, {os.path.basename(path)})")
+                self.log(f"resume: PPO from chunk {done} ({model.num_timesteps} timesteps, {os.path.basename(path)})")
                 ts = int(model.num_timesteps)
                 due = done > 0 and (done % every == 0 or done == n_chunks)
                 policy_path = os.path.join(self.ckpt, f"policy_{ts}.pt")
@@ -625,11 +601,11 @@ class Trainer:
                     and os.path.exists(policy_path)
                     and not any(r.get("phase") == "ppo" and r.get("timesteps") == ts for r in self.eval_rows)
                 ):
-                    self._evaluate(policy_path, ts, "ppo")  # the evaluation an interruption cut off
+                    self.evaluate_policy(policy_path, ts, "ppo")  # the evaluation an interruption cut off
             model.threads = (p.torch_threads, p.update_threads or os.cpu_count() or 1)
-            bar = _ProgressBar(n_chunks * chunk_steps, done * chunk_steps, self.progress)
+            bar = ProgressBar(n_chunks * chunk_steps, done * chunk_steps, self.progress)
             for c in range(done, n_chunks):
-                s = _seed_of(self.cfg.seed, 3, c)
+                s = seed_of(self.cfg.seed, 3, c)
                 set_random_seed(s)
                 model.set_random_seed(s)
                 env.seed(s)
@@ -648,7 +624,7 @@ class Trainer:
                 summary = {"chunks": c + 1, "timesteps": ts, "target_timesteps": p.timesteps, "checkpoint": PPO_CHECKPOINT}
                 atomic_write_text(state_path, json.dumps(summary))
                 if (c + 1) % every == 0 or c + 1 == n_chunks:
-                    self._evaluate(policy_path, ts, "ppo")
+                    self.evaluate_policy(policy_path, ts, "ppo")
             bar.close()
         finally:
             env.close()
@@ -678,7 +654,7 @@ class Trainer:
 
         d = os.path.join(self.out, "accusation")
         os.makedirs(d, exist_ok=True)
-        entropy = _seed_of(self.cfg.seed, 5)
+        entropy = seed_of(self.cfg.seed, 5)
         trajs = []
         lineup_of: dict[int, int] = {}  # game seed -> line-up index
         bar = tqdm(total=a.games, unit="game", desc="accusation games", disable=not self.progress)
@@ -688,7 +664,7 @@ class Trainer:
         plan: list[tuple[int, int, list[int]]] = []  # (chunk, line-up, seeds)
         for li in range(len(a.lineups)):
             n_games = a.games // len(a.lineups) + int(li < a.games % len(a.lineups))
-            first = _seed_of(self.cfg.seed, 6, li) % 2**40
+            first = seed_of(self.cfg.seed, 6, li) % 2**40
             for c, start in enumerate(range(0, n_games, a.chunk_games)):
                 plan.append((c, li, [first + i for i in range(start, min(n_games, start + a.chunk_games))]))
         parts: dict[tuple[int, int], list[Any]] = {}
@@ -736,7 +712,7 @@ class Trainer:
             probe = fit_head(
                 train,
                 seed=self.cfg.seed,
-                log=self._log,
+                log=self.log,
                 held_out=test,
                 weights=weights(train),
                 history=curve,
@@ -746,7 +722,7 @@ class Trainer:
             test = as_played(probe, test)  # sets 4 and 6: right or wrong is the scorer's own pick
             gain, half = paired_gain(test, stop_decisions(probe, test))
             report.update(held_out_games=len(held), held_out_gain=gain, held_out_gain_ci95=[gain - half, gain + half])
-            self._log(f"accusation head: held-out gain over waiting for proof {gain:+.2%} ± {half:.2%} ({len(test)} seat-games)")
+            self.log(f"accusation head: held-out gain over waiting for proof {gain:+.2%} ± {half:.2%} ({len(test)} seat-games)")
             by_lineup = []
             for li, lineup in enumerate(a.lineups):
                 part = [t for t in test if lineup_of.get(t.game) == li]
@@ -754,13 +730,13 @@ class Trainer:
                     continue
                 g, h = paired_gain(part, stop_decisions(probe, part))
                 by_lineup.append({"lineup": list(lineup), "seat_games": len(part), "gain": g, "ci95": [g - h, g + h]})
-                self._log(f"  line-up {li} {','.join(lineup)}: {g:+.2%} ± {h:.2%} ({len(part)} seat-games)")
+                self.log(f"  line-up {li} {','.join(lineup)}: {g:+.2%} ± {h:.2%} ({len(part)} seat-games)")
             report["held_out_by_lineup"] = by_lineup
         if a.held_out > 0 and not a.refit:
             net = probe  # the head the held-out figures describe
             report["shipped"] = "the head fitted on the training games (refit: false)"
         else:
-            net = fit_head(trajs, seed=self.cfg.seed, log=self._log, weights=weights(trajs), **kw)  # type: ignore[arg-type]
+            net = fit_head(trajs, seed=self.cfg.seed, log=self.log, weights=weights(trajs), **kw)  # type: ignore[arg-type]
             report["shipped"] = "refitted on every game"
         atomic_write_text(os.path.join(d, "fit.json"), json.dumps(report, indent=2))
         return net
@@ -775,14 +751,14 @@ class Trainer:
         self._prepare()
         import torch
 
-        torch.manual_seed(_seed_of(self.cfg.seed, 0))
+        torch.manual_seed(seed_of(self.cfg.seed, 0))
         net = CluePolicyNet(**self.cfg.net.__dict__)
         t0 = time.time()
         if self.cfg.init:
             net = self._init_net
-            self._log(f"starting from {self.cfg.init}" + (" (imitation from it)" if self.cfg.imitates() else " (no imitation)"))
+            self.log(f"starting from {self.cfg.init}" + (" (imitation from it)" if self.cfg.imitates() else " (no imitation)"))
             if not self.resume or not self.eval_rows:
-                self._evaluate(self.cfg.init, 0, "init")
+                self.evaluate_policy(self.cfg.init, 0, "init")
         net = self.imitation(net)
         net = self.ppo(net)
         head = fitted = self.accusation()
@@ -800,46 +776,10 @@ class Trainer:
         }
         save_policy(final, net, meta, accusation=head)
         if fitted is not None:
-            self._evaluate(final, self.cfg.ppo.timesteps, "accusation")
+            self.evaluate_policy(final, self.cfg.ppo.timesteps, "accusation")
         if self._writer is not None:
             self._writer.close()
         return final
-
-
-class _ProgressBar:
-    """tqdm over PPO timesteps with the recent win and wrong-accusation rates."""
-
-    def __init__(self, total: int, start: int, enabled: bool) -> None:
-        from tqdm import tqdm
-
-        self.bar = tqdm(total=total, initial=start, unit="step", desc="PPO", disable=not enabled, smoothing=0.05)
-        self.wins: deque[float] = deque(maxlen=200)
-        self.wrong: deque[float] = deque(maxlen=200)
-
-    def callback(self) -> Any:
-        from stable_baselines3.common.callbacks import BaseCallback
-
-        outer = self
-
-        class CB(BaseCallback):
-            def _on_step(self) -> bool:
-                n = len(self.locals["infos"])
-                outer.bar.update(n)
-                for info, done in zip(self.locals["infos"], self.locals["dones"]):
-                    if done and "won" in info:
-                        outer.wins.append(float(info["won"]))
-                        outer.wrong.append(float(info["wrong_accusation"]))
-                if outer.wins and self.n_calls % 50 == 0:
-                    w, a = float(np.mean(outer.wins)), float(np.mean(outer.wrong))
-                    outer.bar.set_postfix(win=f"{w:.1%}", wrong_acc=f"{a:.1%}")
-                    self.logger.record("rollout/win_rate", w)
-                    self.logger.record("rollout/wrong_accusation_rate", a)
-                return True
-
-        return CB()
-
-    def close(self) -> None:
-        self.bar.close()
 
 
 def plot_curve(rows: list[dict[str, Any]], path: str, title: str) -> None:
