@@ -43,6 +43,7 @@ run: setup
 test: setup setup-ray
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 	$(RAY_VENV)/bin/python -m pytest -m rllib tests/test_rllib.py
 

@@ -60,13 +60,13 @@ def test_rgb_token_drawn_where_it_stands() -> None:
     before = env.render()
     x, y = render.square_center(8, 8)
     probe = (y, x - 7)  # inside the disc, beside the digit
-    assert tuple(before[probe]) == render._TOKEN_COLORS[SCARLET]
+    assert tuple(before[probe]) == render.TOKEN_COLORS[SCARLET]
     env.reset(seed=0, options={"tokens": {"scarlet": "16,2"}})
     after = env.render()
     assert tuple(after[probe]) != tuple(before[probe])
-    assert tuple(after[probe]) == render._HALL
+    assert tuple(after[probe]) == render.HALL
     x2, y2 = render.square_center(16, 2)
-    assert tuple(after[y2, x2 - 7]) == render._TOKEN_COLORS[SCARLET]
+    assert tuple(after[y2, x2 - 7]) == render.TOKEN_COLORS[SCARLET]
 
 
 def test_rgb_token_and_weapon_in_room_change_the_room() -> None:
@@ -84,8 +84,8 @@ def test_rgb_token_and_weapon_in_room_change_the_room() -> None:
     assert not np.array_equal(empty, with_weapon)
     env.reset(seed=0, options={"weapons": {w: "kitchen" for w in WEAPONS}, "tokens": {"plum": "study"}})
     with_token = env.render()[y0:y1, x0:x1]
-    assert (with_token == np.array(render._TOKEN_COLORS[PLUM], np.uint8)).all(axis=-1).sum() > 50
-    assert (empty == np.array(render._TOKEN_COLORS[PLUM], np.uint8)).all(axis=-1).sum() == 0
+    assert (with_token == np.array(render.TOKEN_COLORS[PLUM], np.uint8)).all(axis=-1).sum() > 50
+    assert (empty == np.array(render.TOKEN_COLORS[PLUM], np.uint8)).all(axis=-1).sum() == 0
 
 
 def test_rgb_crowded_room_and_players_only_render() -> None:
@@ -219,7 +219,7 @@ ROOM_LETTERS_OF = dict(zip(ROOMS, render.ROOM_LETTERS))
 def _card_back_pixels(img: np.ndarray, game, room: int) -> int:
     x0, y0, x1, y1 = render.card_back_box(game, room)
     patch = img[y0 : y1 + 1, x0 : x1 + 1]
-    return int((patch == np.array(render._CARD_BACK, np.uint8)).all(axis=-1).sum())
+    return int((patch == np.array(render.CARD_BACK, np.uint8)).all(axis=-1).sum())
 
 
 def test_board_card_marker_only_in_rooms_holding_one() -> None:

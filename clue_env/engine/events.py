@@ -19,15 +19,12 @@ index 0-20; ``node`` a board node (rooms first, then hallway squares, ``OFF_BOAR
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
+from typing import Any, ClassVar, NamedTuple, Protocol
 
 from .board import OFF_BOARD, Board
 from .cards import CARDS, N_ROOMS, ROOMS, SUSPECTS, WEAPONS
 from .types import Card, Node, Room, Seat, Suspect, Weapon
-from .wording import clue_effect_text, faces_text, result_text, reveal_text, room_name
-
-if TYPE_CHECKING:
-    from .game import Game
+from .wording import GameFacts, clue_effect_text, faces_text, result_text, reveal_text, room_name
 
 #: the card of a :class:`Show` or :class:`Peek` as the seats who may not see it get it
 HIDDEN = -1
@@ -48,7 +45,8 @@ def player(seat: Seat) -> str | None:
 class HasBoard(Protocol):
     """What :func:`location` reads of a game: its board."""
 
-    board: Board
+    @property
+    def board(self) -> Board: ...
 
 
 def location(game: HasBoard, node: Node) -> str | list[int] | None:
@@ -76,11 +74,11 @@ class Event:
         """This event as seat ``viewer`` may see it (R31); public events are returned as they are."""
         return self
 
-    def to_json(self, game: Game) -> dict[str, Any]:
+    def to_json(self, game: GameFacts) -> dict[str, Any]:
         """The public JSON form (every event type defines it)."""
         raise NotImplementedError(f"{type(self).__name__} does not define to_json")
 
-    def wording(self, game: Game) -> str:
+    def wording(self, game: GameFacts) -> str:
         """The public wording, in the ruleset's display names (every event type defines it)."""
         raise NotImplementedError(f"{type(self).__name__} does not define wording")
 
@@ -105,10 +103,10 @@ class Turn(Event, _TurnFields):
     __slots__ = ()
     kind: ClassVar[str] = "turn"
 
-    def to_json(self, game: Game) -> dict[str, Any]:
+    def to_json(self, game: GameFacts) -> dict[str, Any]:
         return {"type": self.kind, "player": player(self.seat), "turn": self.turn}
 
-    def wording(self, game: Game) -> str:
+    def wording(self, game: GameFacts) -> str:
         return f"turn {self.turn}: {game.seat_name(self.seat)}"
 
 
@@ -124,10 +122,10 @@ class Roll(Event, _RollFields):
     __slots__ = ()
     kind: ClassVar[str] = "roll"
 
-    def to_json(self, game: Game) -> dict[str, Any]:
+    def to_json(self, game: GameFacts) -> dict[str, Any]:
         return {"type": self.kind, "player": player(self.seat), "total": self.total, "dice": list(self.dice)}
 
-    def wording(self, game: Game) -> str:
+    def wording(self, game: GameFacts) -> str:
         what = faces_text(game, self.dice) if self.dice else str(self.total)
         return f"{game.seat_name(self.seat)} rolls {what}"
 
@@ -145,11 +143,11 @@ class Move(Event, _MoveFields):
     __slots__ = ()
     kind: ClassVar[str] = "move"
 
-    def to_json(self, game: Game) -> dict[str, Any]:
+    def to_json(self, game: GameFacts) -> dict[str, Any]:
         return {"type": self.kind, "player": player(self.seat), "suspect": SUSPECTS[self.suspect],
                 "to": location(game, self.node), "cause": self.cause}  # fmt: skip
 
-    def wording(self, game: Game) -> str:
+    def wording(self, game: GameFacts) -> str:
         who = game.cfg.display(SUSPECTS[self.suspect])
         if self.node < 0:
             return f"{who} leaves the board"
@@ -173,10 +171,10 @@ class Forfeit(Event, _ForfeitFields):
     __slots__ = ()
     kind: ClassVar[str] = "forfeit"
 
-    def to_json(self, game: Game) -> dict[str, Any]:
+    def to_json(self, game: GameFacts) -> dict[str, Any]:
         return {"type": self.kind, "player": player(self.seat)}
 
-    def wording(self, game: Game) -> str:
+    def wording(self, game: GameFacts) -> str:
         return f"{game.seat_name(self.seat)} has no legal move"
 
 
@@ -190,10 +188,10 @@ class Stay(Event, _StayFields):
     __slots__ = ()
     kind: ClassVar[str] = "stay"
 
-    def to_json(self, game: Game) -> dict[str, Any]:
+    def to_json(self, game: GameFacts) -> dict[str, Any]:
         return {"type": self.kind, "player": player(self.seat)}
 
-    def wording(self, game: Game) -> str:
+    def wording(self, game: GameFacts) -> str:
         return f"{game.seat_name(self.seat)} stays in the room"
 
 
@@ -209,10 +207,10 @@ class WeaponMoved(Event, _WeaponMovedFields):
     __slots__ = ()
     kind: ClassVar[str] = "weapon"
 
-    def to_json(self, game: Game) -> dict[str, Any]:
+    def to_json(self, game: GameFacts) -> dict[str, Any]:
         return {"type": self.kind, "player": player(self.seat), "weapon": WEAPONS[self.weapon], "to": ROOMS[self.room]}
 
-    def wording(self, game: Game) -> str:
+    def wording(self, game: GameFacts) -> str:
         return f"the {game.cfg.display(WEAPONS[self.weapon])} is moved to the {room_name(game, self.room)}"
 
 
@@ -229,11 +227,11 @@ class Suggest(Event, _SuggestFields):
     __slots__ = ()
     kind: ClassVar[str] = "suggest"
 
-    def to_json(self, game: Game) -> dict[str, Any]:
+    def to_json(self, game: GameFacts) -> dict[str, Any]:
         return {"type": self.kind, "player": player(self.seat), "suspect": SUSPECTS[self.suspect],
                 "weapon": WEAPONS[self.weapon], "room": ROOMS[self.room]}  # fmt: skip
 
-    def wording(self, game: Game) -> str:
+    def wording(self, game: GameFacts) -> str:
         d = game.cfg.display
         return (f"{game.seat_name(self.seat)} suggests {d(SUSPECTS[self.suspect])} with the "
                 f"{d(WEAPONS[self.weapon])} in the {room_name(game, self.room)}")  # fmt: skip
@@ -250,10 +248,10 @@ class Pass(Event, _PassFields):
     __slots__ = ()
     kind: ClassVar[str] = "pass"
 
-    def to_json(self, game: Game) -> dict[str, Any]:
+    def to_json(self, game: GameFacts) -> dict[str, Any]:
         return {"type": self.kind, "player": player(self.seat), "suggester": player(self.suggester)}
 
-    def wording(self, game: Game) -> str:
+    def wording(self, game: GameFacts) -> str:
         return f"{game.seat_name(self.seat)} cannot refute"
 
 
@@ -274,10 +272,10 @@ class Show(Event, _ShowFields):
             return self
         return self._replace(card=HIDDEN)
 
-    def to_json(self, game: Game) -> dict[str, Any]:
+    def to_json(self, game: GameFacts) -> dict[str, Any]:
         return {"type": self.kind, "player": player(self.refuter), "to": player(self.suggester)}
 
-    def wording(self, game: Game) -> str:
+    def wording(self, game: GameFacts) -> str:
         return f"{game.seat_name(self.refuter)} shows a card to {game.seat_name(self.suggester)}"
 
 
@@ -291,10 +289,10 @@ class NoRefute(Event, _NoRefuteFields):
     __slots__ = ()
     kind: ClassVar[str] = "no_refute"
 
-    def to_json(self, game: Game) -> dict[str, Any]:
+    def to_json(self, game: GameFacts) -> dict[str, Any]:
         return {"type": self.kind, "suggester": player(self.suggester)}
 
-    def wording(self, game: Game) -> str:
+    def wording(self, game: GameFacts) -> str:
         return "nobody can refute"
 
 
@@ -312,11 +310,11 @@ class Accuse(Event, _AccuseFields):
     __slots__ = ()
     kind: ClassVar[str] = "accuse"
 
-    def to_json(self, game: Game) -> dict[str, Any]:
+    def to_json(self, game: GameFacts) -> dict[str, Any]:
         return {"type": self.kind, "player": player(self.seat), "suspect": SUSPECTS[self.suspect],
                 "weapon": WEAPONS[self.weapon], "room": ROOMS[self.room], "correct": bool(self.correct)}  # fmt: skip
 
-    def wording(self, game: Game) -> str:
+    def wording(self, game: GameFacts) -> str:
         d = game.cfg.display
         verdict = "correct" if self.correct else "wrong"
         return (f"{game.seat_name(self.seat)} accuses {d(SUSPECTS[self.suspect])} with the "
@@ -333,10 +331,10 @@ class EndTurn(Event, _EndTurnFields):
     __slots__ = ()
     kind: ClassVar[str] = "end_turn"
 
-    def to_json(self, game: Game) -> dict[str, Any]:
+    def to_json(self, game: GameFacts) -> dict[str, Any]:
         return {"type": self.kind, "player": player(self.seat)}
 
-    def wording(self, game: Game) -> str:
+    def wording(self, game: GameFacts) -> str:
         return f"{game.seat_name(self.seat)} ends the turn"
 
 
@@ -352,11 +350,11 @@ class ClueCard(Event, _ClueCardFields):
     __slots__ = ()
     kind: ClassVar[str] = "clue_card"
 
-    def to_json(self, game: Game) -> dict[str, Any]:
+    def to_json(self, game: GameFacts) -> dict[str, Any]:
         return {"type": self.kind, "player": player(self.seat), "effect": self.effect,
                 "card": CARDS[self.card] if self.card >= 0 else None}  # fmt: skip
 
-    def wording(self, game: Game) -> str:
+    def wording(self, game: GameFacts) -> str:
         return f"{game.seat_name(self.seat)} draws a Clue card: {clue_effect_text(game, self.effect, self.card)}"
 
 
@@ -373,10 +371,10 @@ class Reveal(Event, _RevealFields):
     __slots__ = ()
     kind: ClassVar[str] = "reveal"
 
-    def to_json(self, game: Game) -> dict[str, Any]:
+    def to_json(self, game: GameFacts) -> dict[str, Any]:
         return {"type": self.kind, "player": player(self.seat), "card": CARDS[self.card], "holder": player(self.holder)}
 
-    def wording(self, game: Game) -> str:
+    def wording(self, game: GameFacts) -> str:
         return reveal_text(game, self.card, self.holder)
 
 
@@ -397,10 +395,10 @@ class Peek(Event, _PeekFields):
             return self
         return self._replace(card=HIDDEN)
 
-    def to_json(self, game: Game) -> dict[str, Any]:
+    def to_json(self, game: GameFacts) -> dict[str, Any]:
         return {"type": self.kind, "player": player(self.seat), "room": ROOMS[self.room]}
 
-    def wording(self, game: Game) -> str:
+    def wording(self, game: GameFacts) -> str:
         return f"{game.seat_name(self.seat)} looks at the card in the {room_name(game, self.room)}"
 
 
@@ -415,10 +413,10 @@ class GameOver(Event, _GameOverFields):
     __slots__ = ()
     kind: ClassVar[str] = "game_over"
 
-    def to_json(self, game: Game) -> dict[str, Any]:
+    def to_json(self, game: GameFacts) -> dict[str, Any]:
         return {"type": self.kind, "winner": player(self.winner), "reason": self.reason}
 
-    def wording(self, game: Game) -> str:
+    def wording(self, game: GameFacts) -> str:
         return "game over: " + result_text(game, self.winner, self.reason)
 
 

@@ -9,13 +9,34 @@ callers pass public facts (R31).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .cards import CARDS, N_ROOMS, ROOM_BASE, ROOMS, WEAPON_BASE
 
 if TYPE_CHECKING:
     from .board import Board
-    from .game import Game
+    from .config import RulesConfig
+
+
+class GameFacts(Protocol):
+    """What the wording (and an event's :meth:`~clue_env.engine.events.Event.wording`) reads of a
+    game: a :class:`clue_env.engine.game.Game` is one. A protocol, so that this module and the events
+    need not import the game module that imports them."""
+
+    @property
+    def cfg(self) -> RulesConfig: ...
+
+    @property
+    def board(self) -> Board: ...
+
+    @property
+    def winner(self) -> int: ...
+
+    @property
+    def over_reason(self) -> str: ...
+
+    def seat_name(self, seat: int) -> str: ...
+
 
 #: how a game ended, as a reader would say it (``game.over_reason``)
 OVER_REASONS = {
@@ -26,7 +47,7 @@ OVER_REASONS = {
 }
 
 
-def card_name(game: Game, card: int, article: bool = True) -> str:
+def card_name(game: GameFacts, card: int, article: bool = True) -> str:
     """Display name of card ``card`` (flat index); with ``article``, "the Rope", "the Kitchen card"."""
     name = game.cfg.display(CARDS[card])
     if not article or card < WEAPON_BASE:
@@ -34,7 +55,7 @@ def card_name(game: Game, card: int, article: bool = True) -> str:
     return f"the {name} card" if card >= ROOM_BASE else f"the {name}"
 
 
-def room_name(game: Game, room: int) -> str:
+def room_name(game: GameFacts, room: int) -> str:
     return game.cfg.display(ROOMS[room])
 
 
@@ -55,12 +76,12 @@ def corridor_text(board: Board, node: int, room: Callable[[int], str]) -> str:
     return f"along the corridor, {steps} from the {room(near)}"
 
 
-def is_glass(game: Game, face: int) -> bool:
+def is_glass(game: GameFacts, face: int) -> bool:
     """Whether a die face shows the magnifying glass (R23: face 1 under the 2023 rules)."""
     return bool(game.cfg.magnifying_glass) and face == 1
 
 
-def faces_text(game: Game, dice: tuple[int, ...]) -> str:
+def faces_text(game: GameFacts, dice: tuple[int, ...]) -> str:
     """``[glass, 5] = 6``; one plain die: ``4``."""
     if len(dice) == 1 and not is_glass(game, dice[0]):
         return str(dice[0])
@@ -68,7 +89,7 @@ def faces_text(game: Game, dice: tuple[int, ...]) -> str:
     return f"[{', '.join(faces)}] = {sum(dice)}"
 
 
-def result_text(game: Game, winner: int | None = None, reason: str | None = None) -> str:
+def result_text(game: GameFacts, winner: int | None = None, reason: str | None = None) -> str:
     """``player_0 (Miss Scarlet) wins (correct accusation)`` or ``nobody wins (...)``."""
     winner = game.winner if winner is None else winner
     reason = game.over_reason if reason is None else reason
@@ -77,13 +98,13 @@ def result_text(game: Game, winner: int | None = None, reason: str | None = None
     return f"{who} ({why})" if why else who
 
 
-def clue_effect_text(game: Game, effect: str, card: int) -> str:
+def clue_effect_text(game: GameFacts, effect: str, card: int) -> str:
     if effect == "reveal" and card >= 0:
         return f"the holder of {card_name(game, card)} must reveal it"
     return effect if card < 0 else f"{effect} {card_name(game, card, article=False)}"
 
 
-def reveal_text(game: Game, card: int, holder: int) -> str:
+def reveal_text(game: GameFacts, card: int, holder: int) -> str:
     if holder >= 0:
         return f"{game.seat_name(holder)} reveals {card_name(game, card)} to everyone"
     return f"nobody holds {card_name(game, card)}"
@@ -91,6 +112,7 @@ def reveal_text(game: Game, card: int, holder: int) -> str:
 
 __all__ = [
     "OVER_REASONS",
+    "GameFacts",
     "card_name",
     "clue_effect_text",
     "faces_text",

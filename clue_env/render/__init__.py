@@ -24,12 +24,12 @@ public log lines.
 
 from ..engine.wording import OVER_REASONS, result_text
 from .picture import (
-    _CARD_BACK,
-    _HALL,
-    _TOKEN_COLORS,
+    CARD_BACK,
     CELL,
+    HALL,
     MARGIN,
     PANEL_WIDTH,
+    TOKEN_COLORS,
     card_back_box,
     render_rgb,
     square_box,
@@ -45,9 +45,9 @@ __all__ = [
     "PANEL_WIDTH",
     "ROOM_LETTERS",
     "TOKEN_CHARS",
-    "_CARD_BACK",
-    "_HALL",
-    "_TOKEN_COLORS",
+    "CARD_BACK",
+    "HALL",
+    "TOKEN_COLORS",
     "card_back_box",
     "clue_card_lines",
     "dice_text",

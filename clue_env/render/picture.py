@@ -10,7 +10,7 @@ from ..engine.board import Board
 from ..engine.cards import CARDS, N_ROOMS, ROOMS, SUSPECTS, WEAPONS
 from ..engine.game import Game, Phase
 from ..engine.wording import OVER_REASONS, is_glass
-from .status import _status_lines, clue_card_lines, public_line
+from .status import clue_card_lines, public_line, status_lines
 from .text import ROOM_LETTERS, TOKEN_CHARS
 
 # ---------------------------------------------------------------------- picture
@@ -20,7 +20,7 @@ MARGIN = 12
 PANEL_WIDTH = 360
 
 _BG = (36, 52, 44)
-_HALL = (238, 224, 182)
+HALL = (238, 224, 182)
 _GRID = (206, 188, 142)
 _CENTRE = (72, 72, 72)
 _WALL = (58, 40, 28)
@@ -39,7 +39,7 @@ _ROOM_COLORS = [
     (190, 190, 150),  # hall
     (170, 196, 220),  # study
 ]
-_TOKEN_COLORS = [(200, 20, 40), (228, 182, 0), (250, 250, 250), (20, 140, 40), (30, 80, 200), (120, 40, 140)]
+TOKEN_COLORS = [(200, 20, 40), (228, 182, 0), (250, 250, 250), (20, 140, 40), (30, 80, 200), (120, 40, 140)]
 _TOKEN_TEXT = [(255, 255, 255), (0, 0, 0), (0, 0, 0), (255, 255, 255), (255, 255, 255), (255, 255, 255)]
 
 
@@ -114,7 +114,7 @@ def _disc(draw, cx: int, cy: int, diameter: int, suspect: int, highlight: bool =
     rad = diameter // 2
     if highlight:
         draw.ellipse((cx - rad - 3, cy - rad - 3, cx + rad + 3, cy + rad + 3), fill=(255, 140, 0))
-    draw.ellipse((cx - rad, cy - rad, cx + rad, cy + rad), fill=_TOKEN_COLORS[suspect], outline=(0, 0, 0), width=2)
+    draw.ellipse((cx - rad, cy - rad, cx + rad, cy + rad), fill=TOKEN_COLORS[suspect], outline=(0, 0, 0), width=2)
     font = _font(max(9, diameter * 3 // 5))
     _text(draw, (cx, cy), TOKEN_CHARS[suspect], _TOKEN_TEXT[suspect], font, "mm")
 
@@ -125,7 +125,7 @@ def _chip(draw, x: int, y: int, text: str, font) -> None:
     _text(draw, (x + 4, y + 8), text, (40, 30, 20), font, "lm")
 
 
-_CARD_BACK = (150, 28, 44)
+CARD_BACK = (150, 28, 44)
 _CARD_EDGE = (250, 236, 200)
 
 
@@ -141,7 +141,7 @@ def card_back_box(game: Game, room: int, cell: int = CELL) -> tuple[int, int, in
 def _card_back(draw, box: tuple[int, int, int, int]) -> None:
     """A face-down card: dark red back, light edge, a diamond in the middle."""
     x0, y0, x1, y1 = box
-    draw.rounded_rectangle(box, radius=3, fill=_CARD_BACK, outline=(40, 10, 10), width=1)
+    draw.rounded_rectangle(box, radius=3, fill=CARD_BACK, outline=(40, 10, 10), width=1)
     draw.rounded_rectangle((x0 + 2, y0 + 2, x1 - 2, y1 - 2), radius=2, outline=_CARD_EDGE, width=1)
     cx, cy = (x0 + x1) // 2, (y0 + y1) // 2
     rx, ry = max(2, (x1 - x0) // 4), max(3, (y1 - y0) // 4)
@@ -206,7 +206,7 @@ def render_rgb(game: Game, cell: int = CELL) -> np.ndarray:
         for c, ch in enumerate(row):
             box = square_box(r, c, cell)
             if ch in ".123456":
-                draw.rectangle(box, fill=_HALL, outline=_GRID)
+                draw.rectangle(box, fill=HALL, outline=_GRID)
             elif ch == "X":
                 draw.rectangle(box, fill=_CENTRE)
             elif _room_of_char(ch) >= 0:
@@ -214,7 +214,7 @@ def render_rgb(game: Game, cell: int = CELL) -> np.ndarray:
     # start squares: ringed in the suspect's colour
     for s, node in enumerate(board.start_node):
         x0, y0, x1, y1 = square_box(*board.node_rc[node], cell)
-        draw.rectangle((x0 + 2, y0 + 2, x1 - 2, y1 - 2), outline=_TOKEN_COLORS[s] if s != 2 else (150, 150, 150), width=3)
+        draw.rectangle((x0 + 2, y0 + 2, x1 - 2, y1 - 2), outline=TOKEN_COLORS[s] if s != 2 else (150, 150, 150), width=3)
     # walls around rooms and the centre, with gaps for doors
     doors = {frozenset(pair) for pair in board.door_cells}
     grid = board.grid
@@ -307,8 +307,8 @@ def render_rgb(game: Game, cell: int = CELL) -> np.ndarray:
             label = "card: " + game.cfg.display(CARDS[face_down])
             cw = int(draw.textlength(label, font=chip_font)) + 8
             x = mid - cw // 2
-            draw.rounded_rectangle((x, y, x + cw, y + 15), radius=4, fill=(255, 246, 214), outline=_CARD_BACK, width=2)
-            _text(draw, (x + 4, y + 8), label, _CARD_BACK, chip_font, "lm")
+            draw.rounded_rectangle((x, y, x + cw, y + 15), radius=4, fill=(255, 246, 214), outline=CARD_BACK, width=2)
+            _text(draw, (x + 4, y + 8), label, CARD_BACK, chip_font, "lm")
     # tokens on hallway squares
     for s, node in enumerate(game.loc):
         if node >= N_ROOMS:
@@ -412,7 +412,7 @@ def _panel(game: Game, draw, x0: int, height: int) -> None:
         for i, part in enumerate(parts):
             draw.text((x + 6, y + 4 + 16 * i), part, fill=(110, 60, 0), font=small)
         y += 16 * len(parts) + 14
-    for line in _status_lines(game)[len(clue) :]:
+    for line in status_lines(game)[len(clue) :]:
         for part in _wrap(draw, line, small, w):
             draw.text((x, y), part, fill=(20, 60, 120), font=small)
             y += 16

@@ -52,7 +52,7 @@ def clue_card_lines(game: Game) -> list[str]:
     return out
 
 
-def _status_lines(game: Game) -> list[str]:
+def status_lines(game: Game) -> list[str]:
     """Public status: the Clue card drawn this turn, the pending suggestion, and the result,
     the solution and the face-down cards once the game is over."""
     out = clue_card_lines(game)

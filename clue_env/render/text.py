@@ -6,7 +6,7 @@ from __future__ import annotations
 from ..engine.cards import CARDS, N_ROOMS, ROOMS, SUSPECTS, WEAPONS
 from ..engine.game import Game, Phase
 from ..engine.wording import OVER_REASONS
-from .status import _status_lines, dice_text, public_line
+from .status import dice_text, public_line, status_lines
 
 #: one character per suspect token on the text board (suspects in card order)
 TOKEN_CHARS = "123456"
@@ -89,4 +89,4 @@ def render_text(game: Game, log_lines: int = _LOG_LINES) -> str:
     if elim:
         head += "  eliminated (OUT): " + ", ".join(elim)
     tail = [public_line(game, ev) for ev in game.log[-log_lines:]] if log_lines > 0 else []
-    return "\n".join([head, *lines, *_status_lines(game), "-- log --", *tail])
+    return "\n".join([head, *lines, *status_lines(game), "-- log --", *tail])

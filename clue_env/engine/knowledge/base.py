@@ -15,7 +15,8 @@ class BudgetExceeded(Exception):
     pass
 
 
-def _bits(mask: int) -> list[int]:
+def bits(mask: int) -> list[int]:
+    """The indices of the set bits of ``mask``, lowest first."""
     out = []
     while mask:
         low = mask & -mask

@@ -10,7 +10,7 @@ from typing import TypeVar
 import numpy as np
 
 from ..cards import N_ROOMS, N_SUSPECTS, N_WEAPONS
-from .base import Contradiction, _bits
+from .base import Contradiction, bits
 
 _K = TypeVar("_K", bound="Evidence")
 
@@ -163,7 +163,7 @@ class Evidence:
                 bit = 1 << h
                 live = 0
                 sat = False
-                for c in _bits(mask):
+                for c in bits(mask):
                     if poss[c] == bit:
                         sat = True
                         break
@@ -172,8 +172,8 @@ class Evidence:
                 if sat:
                     continue
                 if live == 0:
-                    raise Contradiction(f"holder {h} must hold one of cards {_bits(mask)} but can hold none")
-                only = _bits(live)
+                    raise Contradiction(f"holder {h} must hold one of cards {bits(mask)} but can hold none")
+                only = bits(live)
                 if len(only) == 1:
                     poss[only[0]] = bit
                     changed = True
@@ -205,7 +205,7 @@ class Evidence:
 
     def possible_locations(self, card: int) -> list[int]:
         self.propagate()
-        return _bits(self.poss[card])
+        return bits(self.poss[card])
 
     def envelope_candidates(self) -> list[list[int]]:
         """Per kind, the cards that may (by propagation) be in the envelope."""
@@ -252,7 +252,7 @@ class Evidence:
             need = self.caps[h] - fixed
             if need == 0:
                 continue
-            cand = [c for c in _bits(unknown & ~envelope_mask) if poss[c] & bit]
+            cand = [c for c in bits(unknown & ~envelope_mask) if poss[c] & bit]
             clauses = [m for hh, m in self.clauses if hh == h]
             hands = []
             for combo in itertools.combinations(cand, need):
@@ -335,7 +335,7 @@ class Evidence:
             for c in t:
                 deal[c] = self.ENV
             for (h, _, _), m in zip(holders, res):
-                for c in _bits(m):
+                for c in bits(m):
                     deal[c] = h
             return deal
         return None

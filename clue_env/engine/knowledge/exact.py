@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .base import BudgetExceeded, Contradiction, Posterior, _bits
+from .base import BudgetExceeded, Contradiction, Posterior, bits
 from .evidence import Evidence
 
 
@@ -30,7 +30,7 @@ class ExactCounting(Evidence):
         for h in range(self.H):
             bit = 1 << h
             need = self.caps[h] - sum(1 for c in range(self.C) if self.poss[c] == bit)
-            cand = sum(1 for c in _bits(unknown) if self.poss[c] & bit)
+            cand = sum(1 for c in bits(unknown) if self.poss[c] & bit)
             enum += math.comb(cand, need) if need > 0 else 0
         if 4 * enum > budget:
             raise BudgetExceeded
@@ -89,7 +89,7 @@ class ExactCounting(Evidence):
                             sub = count(k + 1, mask ^ m)
                             if sub:
                                 contrib = w * sub
-                                for c in _bits(m):
+                                for c in bits(m):
                                     marg[c, h] += contrib
                                 nxt[mask ^ m] = nxt.get(mask ^ m, 0) + w
                 fwd = nxt
@@ -126,7 +126,7 @@ class ExactCounting(Evidence):
         def of(h: int, m: int) -> float:
             w = hand_weight[h].get(m)
             if w is None:
-                w = float(np.prod(weight[h, _bits(m)])) if m else 1.0
+                w = float(np.prod(weight[h, bits(m)])) if m else 1.0
                 hand_weight[h][m] = w
             return w
 
@@ -182,7 +182,7 @@ class ExactCounting(Evidence):
                 options = [(m, count(k + 1, mask ^ m)) for m in hands if m & ~mask == 0]
                 ws = np.array([w for _, w in options], dtype=float)
                 m = options[int(rng.choice(len(options), p=ws / ws.sum()))][0]
-                for c in _bits(m):
+                for c in bits(m):
                     deal[c] = h
                 mask ^= m
             out[i] = deal

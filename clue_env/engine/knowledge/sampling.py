@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .base import Contradiction, Posterior, _bits
+from .base import Contradiction, Posterior, bits
 from .exact import ExactCounting
 
 
@@ -39,9 +39,9 @@ class Knowledge(ExactCounting):
             state = self.find_deal(rng=rng)
             if state is None:
                 raise Contradiction("no deal is consistent with the evidence")
-            steps = burn_in * max(1, len(_bits(self._unknown_mask())))
+            steps = burn_in * max(1, len(bits(self._unknown_mask())))
             self._mcmc(state, steps, rng)
-        unknown = _bits(self._unknown_mask())
+        unknown = bits(self._unknown_mask())
         out = np.empty((n, self.C), dtype=np.int64)
         per = max(1, sweeps * len(unknown))
         for i in range(n):
@@ -65,12 +65,12 @@ class Knowledge(ExactCounting):
         if tuple(env) in self.excluded:
             return False
         for h, mask in self.clauses:
-            if not any(deal[c] == h for c in _bits(mask)):
+            if not any(deal[c] == h for c in bits(mask)):
                 return False
         return True
 
     def _mcmc(self, deal: list[int], steps: int, rng: np.random.Generator) -> None:
-        unknown = _bits(self._unknown_mask())
+        unknown = bits(self._unknown_mask())
         if len(unknown) < 2:
             return
         poss = self.poss
@@ -210,7 +210,7 @@ class Knowledge(ExactCounting):
                 m = int(valid[int(rng.integers(len(valid)))])
                 logq -= math.log(len(valid))
                 rest ^= m
-                for c in _bits(m):
+                for c in bits(m):
                     deal[c] = h
             if not ok or rest:
                 continue

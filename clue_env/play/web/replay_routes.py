@@ -54,8 +54,8 @@ from ...replay import Playback, Replay, ReplayError, StaleReplay, parse_replay
 from ...state import public_state
 from ..notes import notebook
 from ..replay_terminal import ALL, PUBLIC, format_account, word_event
+from .common import BODY_TIMEOUT, STATIC, ApiError, read_body
 from .rate_limit import ClientLimit, TokenBucket
-from .server import BODY_TIMEOUT, STATIC, ApiError, read_body
 from .store import client_key
 
 #: the largest replay file accepted (a 300-turn six-player game is about 6 KiB, 100-200 KiB with accounts)

@@ -23,7 +23,6 @@ new-game form offers), ``GET /api/board`` (the board as data), and the page itse
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 import json
 import logging
@@ -40,7 +39,6 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.requests import ClientDisconnect
 
 from ...engine.cards import CARDS, ROOMS, SUSPECTS, WEAPONS
 from ...engine.config import load_rules
@@ -56,16 +54,15 @@ from ..session import (
     StaleVersion,
 )
 from . import news_feed
+from .common import BODY_TIMEOUT, STATIC, ApiError, read_body
+from .replay_routes import add_replay_routes
 from .store import DEFAULT_ALLOWED_SPECS, PLAYERS, RULESETS, ClientLimit, GameStore, StoreFull, WebGame, client_key
 
 #: the largest request body accepted (SPEC: 413 above 4 KiB)
 MAX_BODY = 4096
 #: the largest Authorization header accepted
 MAX_TOKEN = 256
-STATIC = resources.files("clue_env.play.web").joinpath("static")
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
-#: seconds a request body may take to arrive in full (a stalled one gets 408 and the connection closes)
-BODY_TIMEOUT = 5.0
 #: seconds an idle keep-alive connection is kept open (uvicorn's ``timeout_keep_alive``)
 KEEP_ALIVE_TIMEOUT = 5
 #: the fields of ``POST /api/games/ID/actions``
@@ -74,50 +71,8 @@ _DIGITS = re.compile(r"[0-9]{1,9}")
 log = logging.getLogger("clue_env.play.web")
 
 
-class ApiError(Exception):
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.headers = headers or {}
-
-
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status, headers={"Cache-Control": "no-store", **(headers or {})})
-
-
-async def read_body(request: Request, limit: int, timeout: float, too_large: str) -> bytes:
-    """The raw body: 413 (``too_large``) over ``limit`` bytes, counted as it arrives whatever
-    ``Content-Length`` says; 408 (and the connection closed) when it has not all arrived within
-    ``timeout`` seconds; 400 when the client disconnected before it all arrived (a client gone is
-    not an internal error)."""
-    length = request.headers.get("content-length")
-    if length is not None:
-        if not (length.isascii() and length.isdigit()):
-            raise ApiError(400, "bad Content-Length header")
-        if int(length) > limit:
-            raise ApiError(413, too_large)
-    body = bytearray()
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    chunks = request.stream().__aiter__()
-    while True:
-        try:
-            chunk = await asyncio.wait_for(chunks.__anext__(), max(0.0, deadline - loop.time()))
-        except StopAsyncIteration:
-            break
-        except ClientDisconnect:  # the client went away mid-body: nobody to answer, nothing to log
-            raise ApiError(
-                400, "the client disconnected before its request body arrived", headers={"Connection": "close"}
-            ) from None
-        except asyncio.TimeoutError:
-            raise ApiError(
-                408, f"the request body did not arrive within {timeout:g} seconds", headers={"Connection": "close"}
-            ) from None
-        body += chunk
-        if len(body) > limit:
-            raise ApiError(413, too_large)
-    return bytes(body)
 
 
 async def _read_json(request: Request, timeout: float = BODY_TIMEOUT) -> dict[str, Any]:
@@ -534,8 +489,6 @@ def create_app(
 
         tag, view = await run_in_threadpool(work)
         return JSONResponse(view, headers=_view_headers(tag))
-
-    from .replay_routes import add_replay_routes  # the replay page (its module imports this one)
 
     add_replay_routes(app, body_timeout, **(replay_limits or {}))
 
