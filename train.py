@@ -1,7 +1,15 @@
-"""Train a Clue policy: imitation of the deduction bot, then MaskablePPO fine-tuning (SPEC "Scripts").
+"""Train a Clue policy: imitation of the deduction bot, then MaskablePPO fine-tuning (SPEC "Scripts");
+or build a shipped policy file from nothing by its recipe (SPEC "Recipes and the models manifest").
 
     python train.py --config configs/train/NAME.yaml [--timesteps N] [--seed S] [--out DIR] [--resume]
                     [--backend sb3|rllib] [--ray-address auto|HOST:PORT] [--num-env-runners N]
+    python train.py --recipe RECIPE --out DIR [--resume] [--smoke] [--deps DIR]
+
+``--recipe`` (a name in ``configs/recipes/`` or a recipe file) runs the recipe's stages in order, each in
+``DIR/stages/NN_NAME/`` with its own run record, the recipes it starts from first (in ``--deps``, default
+``DIR/deps``), and writes the final policy file ``DIR/policy.pt`` and the recipe's other outputs at the top of
+``DIR``; ``--resume`` skips the stages that are done and resumes an interrupted one; ``--smoke`` runs the same
+chain at toy sizes (:mod:`clue_env.training.recipe`, docs/training.md "Recipes").
 
 ``--timesteps`` overrides ``ppo.timesteps``; ``--out`` defaults to ``runs/<config name>``. The run
 directory records the config, seed, git commit and package versions, TensorBoard logs
@@ -93,9 +101,15 @@ def _ray_installed() -> bool:
     return importlib.util.find_spec("ray") is not None  # (finding it does not import it)
 
 
+ROOT = os.path.dirname(os.path.abspath(__file__))
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Train a Clue policy (imitation, then MaskablePPO).")
-    ap.add_argument("--config", required=True, help="a training config, e.g. configs/train/shipped.yaml")
+    ap = argparse.ArgumentParser(description="Train a Clue policy (imitation, then MaskablePPO), or run a recipe.")
+    ap.add_argument("--config", default=None, help="a training config, e.g. configs/train/shipped.yaml")
+    ap.add_argument("--recipe", default=None, help="a recipe (configs/recipes/NAME.yaml, by NAME or path): --out DIR")
+    ap.add_argument("--smoke", action="store_true", help="--recipe: every stage at toy sizes")
+    ap.add_argument("--deps", default=None, help="--recipe: where the recipes it starts from are built (default DIR/deps)")
     ap.add_argument("--timesteps", type=int, default=None, help="PPO timesteps (overrides ppo.timesteps)")
     ap.add_argument("--seed", type=int, default=None, help="seed (overrides the config's)")
     ap.add_argument("--out", default=None, help="run directory (default runs/<config name>)")
@@ -110,6 +124,18 @@ def main(argv: list[str] | None = None) -> int:
         "--num-env-runners", type=int, default=None, help="backend rllib: env runners (overrides rllib.num_env_runners)"
     )
     args = ap.parse_args(argv)
+    if (args.config is None) == (args.recipe is None):
+        ap.error("give one of --config CONFIG (one training run) or --recipe RECIPE (a chain of stages)")
+    if args.recipe is not None:
+        options = {"--timesteps": args.timesteps, "--seed": args.seed, "--backend": args.backend,
+                   "--ray-address": args.ray_address, "--num-env-runners": args.num_env_runners}  # fmt: skip
+        given = [k for k, v in options.items() if v is not None]
+        if given:
+            ap.error(f"{', '.join(given)}: only with --config (a recipe's stages take their settings from the recipe)")
+        if args.out is None:
+            ap.error("--recipe needs --out DIR (the run directory; the final policy is DIR/policy.pt)")
+    elif args.smoke or args.deps is not None:
+        ap.error("--smoke and --deps go with --recipe")
     if args.timesteps is not None and args.timesteps < 0:
         ap.error("--timesteps must be >= 0")
     if args.seed is not None and args.seed < 0:
@@ -129,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
 
+    if args.recipe is not None:
+        return _recipe(args, argv)
     from agents import SpecFactory
     from clue_env.engine.errors import ConfigError
     from clue_env.training.config import load_train_config
@@ -201,6 +229,47 @@ def main(argv: list[str] | None = None) -> int:
         raise
     print(f"wrote {final}")
     print(f"evaluate it: python evaluate.py --seats ppo:{final},notebook,notebook,notebook --games 1000")
+    return 0
+
+
+def _recipe(args: argparse.Namespace, argv: list[str] | None) -> int:
+    """``--recipe``: validate the whole chain and the run directory, then build it (Ctrl-C: one line)."""
+    from agents import SpecFactory
+    from clue_env.engine.errors import ConfigError
+    from clue_env.training.recipe import RecipeRunner
+
+    def evaluate(
+        policy: str, opponent: str, num_players: int, games: int, seed: int, agent_seed: int, rules: str, workers: int
+    ) -> dict[str, Any]:
+        return _evaluate(policy, opponent, num_players, games, seed, agent_seed, rules, workers)
+
+    command = ["python", "train.py", *(argv if argv is not None else sys.argv[1:])]
+    runner = RecipeRunner(args.recipe, args.out, root=ROOT, factory_for=SpecFactory, evaluate=evaluate, resume=args.resume,
+                          smoke=args.smoke, deps=args.deps, workers=args.workers, progress=not args.quiet,
+                          command=command)  # fmt: skip
+    try:
+        runner.validate()
+    except (ConfigError, ValueError, OSError) as e:
+        print(f"train.py: error: {e}", file=sys.stderr)
+        return 2
+    resume = f"python train.py --recipe {args.recipe} --out {args.out}{' --smoke' if args.smoke else ''}"
+    resume += f"{f' --deps {args.deps}' if args.deps else ''} --resume"
+    try:
+        with _interruptible():
+            final = runner.run()
+    except BaseException as e:
+        if isinstance(e, KeyboardInterrupt) or (_interrupted.is_set() and isinstance(e, Exception)):
+            print(f"\ntrain.py: interrupted; continue with: {resume}\n(the stages that are done are kept)", file=sys.stderr)
+            return 130
+        if isinstance(e, (ConfigError, ValueError, FileExistsError, FileNotFoundError)):
+            print(f"train.py: error: {e}", file=sys.stderr)
+            return 2
+        if isinstance(e, OSError):
+            print(f"train.py: error: {e}\nthe stages that are done are kept; once fixed: {resume}", file=sys.stderr)
+            return 1
+        raise
+    print(f"wrote {final}")
+    print(f"it plays as ppo:{final} (e.g. python evaluate.py --seats ppo:{final},deduction,... --games 1000)")
     return 0
 
 
