@@ -16,9 +16,13 @@ pytest.importorskip("sb3_contrib")
 
 from agents import SpecFactory  # noqa: E402
 from clue_env.policy.checkpoint import load_accusation, load_policy, read_policy_file  # noqa: E402
-from clue_env.training.recipe import RecipeError, check_specs, load_chain  # noqa: E402
+from clue_env.training.recipe import RecipeError, check_specs, load_chain, recipe_path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
+RECIPES = ("classic", "classic_3p", "classic_4p", "edition2023", "two_player")
+#: the game each recipe's policy.pt is for: (players, rules)
+PLAYS = {"classic": (5, "classic"), "classic_3p": (3, "classic"), "classic_4p": (4, "classic"),
+         "edition2023": (4, "edition2023"), "two_player": (2, "edition2023")}  # fmt: skip
 
 
 def _train(*args: str) -> tuple[int, str]:
@@ -35,6 +39,18 @@ def _train(*args: str) -> tuple[int, str]:
 
 
 # ---------------------------------------------------------------------------------------------- the format
+
+
+def test_the_shipped_recipes_load_with_their_chains_and_agents():
+    for name in RECIPES:
+        chain = load_chain(recipe_path(name, str(ROOT)), str(ROOT))
+        first = next(iter(chain.values()))
+        assert first.name == name and first.outputs["policy"].file == "policy.pt"
+        assert set(chain) <= set(RECIPES)
+        check_specs(chain, SpecFactory, smoke=False)
+        check_specs(chain, SpecFactory, smoke=True)
+    assert set(load_chain(recipe_path("classic_4p", str(ROOT)), str(ROOT))) == {"classic_4p", "classic"}
+    assert sorted(p.stem for p in (ROOT / "configs" / "recipes").glob("*.yaml")) == sorted(RECIPES)
 
 
 GOOD = {
@@ -229,3 +245,23 @@ def test_a_dependency_recipe_is_built_once_in_the_deps_folder(tmp_path):
     assert all(torch.equal(a, b) for a, b in zip(net.state_dict().values(), want.state_dict().values()))
     rc, err = _train("--recipe", top, "--out", str(tmp_path / "real"), "--deps", str(deps))
     assert rc == 2 and "was built with --smoke" in err  # a smoke build never stands in for a real one
+
+
+def test_every_shipped_recipe_runs_at_toy_sizes_and_its_policy_plays(tmp_path):
+    """The acceptance check: every recipe, every stage, under --smoke (the recipes they start from built once,
+    in a shared --deps folder), each DIR/policy.pt played for a game as ppo:DIR/policy.pt."""
+    from agents.tournament import run_tournament
+
+    deps = tmp_path / "deps"
+    t0 = time.time()
+    for name in RECIPES:
+        out = tmp_path / name
+        rc, err = _train("--recipe", name, "--out", str(out), "--smoke", "--deps", str(deps))
+        assert rc == 0, err
+        record = json.loads((out / "recipe.json").read_text())
+        stages = load_chain(recipe_path(name, str(ROOT)), str(ROOT))[name].stages
+        assert record["finished"] and len(list(out.glob("stages/*/done.json"))) == len(stages)
+        players, rules = PLAYS[name]
+        seats = [f"ppo:{out / 'policy.pt'}"] + ["random"] * (players - 1)
+        assert run_tournament(seats, 1, rules=rules, seed=3, workers=1, progress=False)["games"] == 1
+    assert time.time() - t0 < 240, f"the smoke recipes took {time.time() - t0:.0f} s"
