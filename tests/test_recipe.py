@@ -230,6 +230,37 @@ def test_a_recipe_writes_its_records_and_outputs_and_resumes_without_redoing_sta
     assert rc == 2 and "03_both is done, but was made from other inputs or settings" in err and "move" in err
 
 
+def test_an_interrupted_train_stage_resumes_its_run_and_ctrl_c_says_how_to_continue(tmp_path, monkeypatch, capsys):
+    import shutil
+
+    import train
+    from clue_env.training.recipe import RecipeRunner
+
+    recipe, out = _tiny(tmp_path), tmp_path / "out"
+    assert _train("--recipe", recipe, "--out", str(out), "--smoke")[0] == 0
+    # stopped inside stage 1, after its imitation: no done marker, no file, nothing after it
+    (out / "stages" / "01_net" / "done.json").unlink()
+    (out / "stages" / "01_net" / "policy.pt").unlink()
+    for later in ("02_head", "03_both"):
+        shutil.rmtree(out / "stages" / later)
+    imitation = out / "stages" / "01_net" / "train" / "checkpoints" / "imitation.pt"
+    kept = imitation.stat().st_mtime_ns
+    assert _train("--recipe", recipe, "--out", str(out), "--smoke", "--resume")[0] == 0
+    assert imitation.stat().st_mtime_ns == kept  # the train stage resumed its run: imitation not done again
+    assert len(json.loads((out / "stages" / "01_net" / "train" / "run.json").read_text())["resumed"]) == 1
+    assert _sessions(out) == {"01_net": 2, "02_head": 1, "03_both": 1}
+
+    def interrupted(self):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(RecipeRunner, "run", interrupted)
+    capsys.readouterr()
+    assert train.main(["--recipe", recipe, "--out", str(out), "--smoke", "--resume", "--quiet"]) == 130
+    err = capsys.readouterr().err
+    assert f"interrupted; continue with: python train.py --recipe {recipe} --out {out} --smoke --resume" in err
+    assert "Traceback" not in err
+
+
 def test_a_dependency_recipe_is_built_once_in_the_deps_folder(tmp_path):
     _tiny(tmp_path)
     doc = {"outputs": {"policy": {"stage": "again", "file": "policy.pt"}},

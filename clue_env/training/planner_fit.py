@@ -464,7 +464,7 @@ def run_planner_fit(
     base, source = load_policy(policy)
     check_params(p, int(base.room_values))
     planner = check_planner(teacher_planner(p.teacher))
-    rules = load_rules(p.rules)
+    load_rules(p.rules)  # an unknown ruleset is refused before any game
     with open(policy, "rb") as f:
         policy_sha = hashlib.sha256(f.read()).hexdigest()
     tag = _setup_tag(p, policy_sha)
@@ -479,7 +479,7 @@ def run_planner_fit(
     if parts:
         say(f"resume: {len(parts)} of {len(chunks)} chunks of recorded decisions kept")
     t0 = time.time()
-    jobs = [(chunks[i], p.agent_seed, p.teacher, p.players, rules, policy, list(p.opponents), factory_for) for i in todo]
+    jobs = [(chunks[i], p.agent_seed, p.teacher, p.players, p.rules, policy, list(p.opponents), factory_for) for i in todo]
     results: Iterator[dict[str, np.ndarray]]
     pool = None
     if workers <= 1 or len(jobs) <= 1:
