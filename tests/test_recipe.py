@@ -223,6 +223,12 @@ def test_a_recipe_writes_its_records_and_outputs_and_resumes_without_redoing_sta
     (out / "stages" / "03_both" / "done.json").unlink()
     assert _train("--recipe", recipe, "--out", str(out), "--smoke", "--resume")[0] == 0
     assert _sessions(out) == {"01_net": 1, "02_head": 1, "03_both": 2}
+    # a done stage's file changed since is refused, naming it
+    good = (out / "stages" / "01_net" / "policy.pt").read_bytes()
+    (out / "stages" / "01_net" / "policy.pt").write_bytes(good + b"x")
+    rc, err = _train("--recipe", recipe, "--out", str(out), "--smoke", "--resume")
+    assert rc == 2 and "01_net is done, but" in err and "policy.pt' has changed since the stage made it" in err
+    (out / "stages" / "01_net" / "policy.pt").write_bytes(good)
     # a done stage whose settings changed since is refused, naming its folder
     text = Path(recipe).read_text().replace("seed: 5", "seed: 6")
     Path(recipe).write_text(text)

@@ -792,9 +792,11 @@ class RecipeRunner:
                     f"{where} is done, but was made from other inputs or settings than the recipe's now: move "
                     f"{folder!r} away to make it again"
                 )
-            missing = [p for p in made.values() if not os.path.isfile(p)]
-            if missing:
-                raise RecipeError(f"{where} is done, but {missing[0]!r} is missing: move {folder!r} away to make it again")
+            shas = marker.get("sha256") if isinstance(marker.get("sha256"), dict) else {}
+            for (_, what), path in made.items():
+                if not os.path.isfile(path) or _sha256(path) != shas.get(what):
+                    why = "is missing" if not os.path.isfile(path) else "has changed since the stage made it"
+                    raise RecipeError(f"{where} is done, but {path!r} {why}: move {folder!r} away to make it again")
             self._log(f"{where}: done")
             return made
         os.makedirs(folder, exist_ok=True)
