@@ -792,7 +792,7 @@ class RecipeRunner:
                     f"{where} is done, but was made from other inputs or settings than the recipe's now: move "
                     f"{folder!r} away to make it again"
                 )
-            shas = marker.get("sha256") if isinstance(marker.get("sha256"), dict) else {}
+            shas: dict[str, Any] = marker["sha256"] if isinstance(marker.get("sha256"), dict) else {}
             for (_, what), path in made.items():
                 if not os.path.isfile(path) or _sha256(path) != shas.get(what):
                     why = "is missing" if not os.path.isfile(path) else "has changed since the stage made it"
