@@ -151,6 +151,19 @@ def check_depth(doc: Any, what: str, max_depth: int = MAX_DEPTH) -> Any:
     return doc
 
 
+def finite(value: Any) -> Any:
+    """``value`` with every float that is not finite (``NaN``, an infinity) made ``None``, in
+    lists, tuples (as lists) and mappings: what a report may write as JSON that
+    :func:`loads_json` reads back (a statistic of too few games is ``NaN``)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(v) for v in value]
+    return value
+
+
 def loads_json(
     data: bytes | str,
     what: str = "document",
@@ -285,6 +298,7 @@ __all__ = [
     "check_regular",
     "depth",
     "figure_png",
+    "finite",
     "loads_json",
     "loads_yaml",
     "one_line",

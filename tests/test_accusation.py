@@ -3,7 +3,6 @@ policy files that carry a head, the ppo agent that consults it, and the train.py
 
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
@@ -18,6 +17,7 @@ from agents.ppo_agent import PPOAgent  # noqa: E402
 from clue_env.codec import default_codec  # noqa: E402
 from clue_env.engine.events import Accuse, NoRefute, Show, Suggest, Turn  # noqa: E402
 from clue_env.engine.knowledge import Knowledge  # noqa: E402
+from clue_env.fileio import loads_json  # noqa: E402
 from clue_env.policy.accusation import (  # noqa: E402
     MAX_TRIPLES,
     STOP_FEATURES,
@@ -308,7 +308,7 @@ eval: {{opponents: [random], games: 2, workers: 1}}
     assert chunks == [f"lineup{li}_chunk{c:04d}.npz" for li in (0, 1) for c in (0, 1)]
     head = load_accusation(str(out / "policy.pt"))
     assert head is not None
-    fit = json.loads((out / "accusation" / "fit.json").read_text())
+    fit = loads_json((out / "accusation" / "fit.json").read_text())  # plain, finite JSON: NaN is written null
     assert fit["balance"] is True and [e["iteration"] for e in fit["held_out_curve"]] == [1]
     assert ("training games" in fit["shipped"]) == (refit == "false")
     assert {"train_gain", "held_out_gain", "held_out_half_width"} <= set(fit["held_out_curve"][0])

@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from clue_env.fileio import InputError, check_depth, depth, loads_json, loads_yaml, read_regular, short, write_output
+from clue_env.fileio import InputError, check_depth, depth, finite, loads_json, loads_yaml, read_regular, short, write_output
 
 PNG = b"\x89PNG\r\n\x1a\n"
 ROWS = [
@@ -203,3 +203,11 @@ def test_rules_and_training_configs_report_an_unbuildable_value_naming_the_file(
         load_rules(str(path))
     with pytest.raises(TrainConfigError, match="bad.yaml.*: a value cannot be read: month must be in 1..12"):
         load_train_config(str(path))
+
+
+def test_finite_writes_non_finite_numbers_as_null_so_bounded_json_reads_them_back():
+    import json
+
+    report = {"gain": float("nan"), "ci95": (float("-inf"), 0.5), "rows": [{"x": float("inf"), "n": 3}], "name": "x"}
+    back = loads_json(json.dumps(finite(report)))
+    assert back == {"gain": None, "ci95": [None, 0.5], "rows": [{"x": None, "n": 3}], "name": "x"}

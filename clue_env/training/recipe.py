@@ -877,7 +877,7 @@ class RecipeRunner:
         out: dict[str, Any] = {"last_eval": last}
         fit = os.path.join(run_dir, "accusation", "fit.json")
         if cfg.accusation.games and os.path.exists(fit):
-            try:  # a report of too few held-out games holds NaN, which bounded JSON refuses: it is noted, not fatal
+            try:  # a report that bounded JSON refuses is noted, not fatal
                 f = _read_json(fit, "accusation fit report")
                 out["accusation"] = {k: f.get(k) for k in ("trajectories", "held_out_gain", "held_out_gain_ci95", "shipped")}
             except RecipeError as e:

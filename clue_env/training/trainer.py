@@ -46,7 +46,7 @@ import yaml
 
 from ..engine.config import RulesConfig, load_rules
 from ..engine.errors import ConfigError
-from ..fileio import InputError, loads_json, one_line, read_regular
+from ..fileio import InputError, finite, loads_json, one_line, read_regular
 from ..policy.checkpoint import CheckpointError, atomic_torch_save, load_policy, read_policy_file, save_policy, zip_members
 from .config import TrainConfig, TrainConfigError, load_train_config
 from .imitation import ActorFactory, Batch, fit, phase_weights, record_games
@@ -738,7 +738,7 @@ class Trainer:
         else:
             net = fit_head(trajs, seed=self.cfg.seed, log=self.log, weights=weights(trajs), **kw)  # type: ignore[arg-type]
             report["shipped"] = "refitted on every game"
-        atomic_write_text(os.path.join(d, "fit.json"), json.dumps(report, indent=2))
+        atomic_write_text(os.path.join(d, "fit.json"), json.dumps(finite(report), indent=2))  # NaN: null
         return net
 
     # ------------------------------------------------------------------ all
