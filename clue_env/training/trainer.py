@@ -231,7 +231,8 @@ class Trainer:
                 # compute the room values themselves); imitation and PPO would have to feed them to the network
                 raise TrainConfigError(
                     f"init: {self.cfg.init!r} reads the planner's room values, which train.py's imitation and PPO "
-                    "stages do not compute; such a network is fitted with benchmarks/room_value_probe.py (--save). "
+                    "stages do not compute; such a network is fitted by a recipe's room_values or refit_scores stage "
+                    "(configs/recipes/, docs/training.md). "
                     "A run with only an accusation stage (imitation off, ppo.timesteps 0) may start from it"
                 )
         self._check_specs()
