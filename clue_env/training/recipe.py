@@ -61,7 +61,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 import re
 import secrets
@@ -74,7 +73,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine.errors import ConfigError
-from ..fileio import InputError, loads_json, loads_yaml, one_line, read_regular, short
+from ..fileio import InputError, finite, loads_json, loads_yaml, one_line, read_regular, short
 from .config import CONFIG_FILE_LIMIT, TrainConfig, TrainConfigError, load_train_config
 
 #: the stage kinds a recipe may name
@@ -588,22 +587,10 @@ def _sha256(path: str) -> str:
     return h.hexdigest()
 
 
-def _finite(doc: Any) -> Any:
-    """``doc`` with every NaN or infinite number made ``None`` (an agreement over no held-out decisions of a
-    phase is NaN): what is written here is read back as bounded JSON, which has no NaN."""
-    if isinstance(doc, float):
-        return doc if math.isfinite(doc) else None
-    if isinstance(doc, dict):
-        return {k: _finite(v) for k, v in doc.items()}
-    if isinstance(doc, (list, tuple)):
-        return [_finite(v) for v in doc]
-    return doc
-
-
 def _write_json(path: str, doc: Any) -> None:
     from .run_support import atomic_write_text
 
-    atomic_write_text(path, json.dumps(_finite(doc), indent=2, allow_nan=False) + "\n")
+    atomic_write_text(path, json.dumps(finite(doc), indent=2, allow_nan=False) + "\n")
 
 
 def _read_json(path: str, what: str) -> dict[str, Any]:
