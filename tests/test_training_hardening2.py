@@ -81,10 +81,10 @@ class _InterruptAt:
 
 
 def _interrupted_run(out, config: str, n: int, extra: list[str]) -> str:
-    from clue_env.training import trainer
+    from clue_env.training import run_support  # the PPO chunk loop writes state.json
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(trainer, "atomic_write_text", _InterruptAt(trainer.atomic_write_text, n))
+        mp.setattr(run_support, "atomic_write_text", _InterruptAt(run_support.atomic_write_text, n))
         rc, err = _train(["--config", config, "--out", str(out), *extra])
     assert rc == 130, err
     return err

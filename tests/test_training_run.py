@@ -17,6 +17,7 @@ from agents.tournament import run_tournament  # noqa: E402
 from clue_env.policy.checkpoint import CheckpointError, load_policy, save_policy  # noqa: E402
 from clue_env.policy.network import CluePolicyNet  # noqa: E402
 from clue_env.training.config import TrainConfigError, load_train_config  # noqa: E402
+from clue_env.training.sb3_backend import vec_env  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SMOKE = os.path.join(ROOT, "configs", "train", "smoke.yaml")
@@ -151,7 +152,7 @@ def test_ppo_in_a_mixed_lineup_trains_and_seats_every_opponent(tmp_path):
     cfg_path = tmp_path / "lineup.yaml"
     cfg_path.write_text(yaml.safe_dump(data))
     trainer = Trainer(load_train_config(str(cfg_path)), str(tmp_path / "t"), SpecFactory, None, progress=False, workers=1)
-    venv = trainer._vec_env()
+    venv = vec_env(trainer)
     env = venv.envs[0]
     assert env.opponent_draw == "lineup"
     env.reset(seed=1)

@@ -1,6 +1,7 @@
 """The PPO stage on Ray RLlib (``backend: rllib``; the ``[ray]`` extra; docs/distributed.md).
 
-The same stage as the SB3 path, on RLlib's new API stack: the single-learner adapter env
+The same stage as the SB3 path (:func:`~clue_env.training.run_support.run_ppo`'s chunk loop,
+driving :class:`RLlibBackend`), on RLlib's new API stack: the single-learner adapter env
 (:class:`~clue_env.training.adapter.SingleLearnerEnv`, registered with Ray, its opponents played
 inside the env runners) seen through :class:`~clue_env.training.rllib_module.MaskedObsEnv`, the
 project's network as :class:`~clue_env.training.rllib_module.CluePolicyModule`, started from the
@@ -42,14 +43,13 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 import numpy as np
 
 from ..fileio import InputError, depth, loads_json, one_line, read_regular, short
-from ..policy.checkpoint import save_policy
-from .run_support import ProgressBar, RunContext, atomic_write_text, seed_of
+from .run_support import ProgressBar, RunContext, atomic_write_text, run_ppo, seed_of
 
 ENV_NAME = "clue_single_learner"
 MODULE_ID = "default_policy"
@@ -322,7 +322,7 @@ def state_problem(raw: bytes) -> str | None:
 
 def read_checkpoint(latest: str, dest: str | None = None) -> None:
     """Check the run's RLlib checkpoint folder ``latest`` as data before RLlib reads any of it; with
-    ``dest``, copy its checked state files there: the tree :func:`ppo_stage` has RLlib restore from.
+    ``dest``, copy its checked state files there: the tree :class:`RLlibBackend` has RLlib restore from.
 
     RLlib's ``restore_from_path`` reads each folder's state file: the ``.msgpack`` one, or, where
     that is missing, a ``.pkl`` one with ``pickle.load``; and msgpack_numpy rebuilds an array of
@@ -447,27 +447,41 @@ def _json_default(x: Any) -> Any:
     return str(x)
 
 
-def ppo_stage(trainer: RunContext, net: Any, address: str | None = None) -> Any:
-    """The PPO stage of ``trainer``'s run on RLlib; returns the trained CluePolicyNet."""
-    import torch
+class RLlibBackend:
+    """PPO on RLlib for ``run`` (joining the Ray cluster at ``address``, or a local Ray of its own),
+    behind the :class:`~clue_env.training.run_support.Backend` interface that
+    :func:`~clue_env.training.run_support.run_ppo` drives."""
 
-    cfg = trainer.cfg
-    p, r = cfg.ppo, cfg.rllib
-    if p.timesteps <= 0:
-        return net
-    chunk_steps, n_chunks = trainer.chunk_steps, trainer.n_chunks
-    torch.set_num_threads(p.update_threads or os.cpu_count() or 1)  # the driver's learner update
-    progress = read_progress(trainer.ckpt) if trainer.resume else None
-    done = int(progress["chunks"]) if progress else 0
-    ts = int(progress["timesteps"]) if progress else 0
-    every = cfg.eval.every_checkpoints
-    state_path = os.path.join(trainer.ckpt, "state.json")
-    with ray_session(address, r.local_cpus):
-        algo = algo_config(trainer, net, seed_of(cfg.seed, 3, done)).build_algo()
-        try:
+    checkpoint = f"{CKPT_DIR}/latest"
+    policy_meta: dict[str, Any] = {"backend": "rllib"}
+
+    def __init__(self, run: RunContext, address: str | None = None) -> None:
+        self.run = run
+        self.address = address
+        self.algo: Any = None
+        self.template: Any = None
+        self.ts = 0
+        self.restarts = 0
+        self._stack = ExitStack()
+
+    def build(self, net: Any) -> tuple[int, int]:
+        import torch
+
+        run = self.run
+        cfg = run.cfg
+        r = cfg.rllib
+        self.template = net
+        torch.set_num_threads(cfg.ppo.update_threads or os.cpu_count() or 1)  # the driver's learner update
+        progress = read_progress(run.ckpt) if run.resume else None
+        done = int(progress["chunks"]) if progress else 0
+        self.ts = int(progress["timesteps"]) if progress else 0
+        with self._stack:  # closed here only on a failure: see pop_all below
+            self._stack.enter_context(ray_session(self.address, r.local_cpus))
+            algo = algo_config(run, net, seed_of(cfg.seed, 3, done)).build_algo()
+            self._stack.callback(algo.stop)
             set_module_state(algo, net)
             if progress is not None:
-                latest = os.path.join(trainer.ckpt, CKPT_DIR, "latest")
+                latest = os.path.join(run.ckpt, CKPT_DIR, "latest")
                 staged = tempfile.mkdtemp(prefix="clue-rllib-restore-")
                 try:  # checked again, and only its checked msgpack state files are handed to RLlib
                     read_checkpoint(latest, staged)
@@ -475,75 +489,73 @@ def ppo_stage(trainer: RunContext, net: Any, address: str | None = None) -> Any:
                 finally:
                     shutil.rmtree(staged, ignore_errors=True)
                 algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, inference_only=True)
-                trainer.log(f"resume: RLlib PPO from chunk {done} ({ts} timesteps, {latest})")
-                policy_path = os.path.join(trainer.ckpt, f"policy_{ts}.pt")
-                due = done > 0 and (done % every == 0 or done == n_chunks)
-                if (
-                    due
-                    and os.path.exists(policy_path)
-                    and not any(row.get("phase") == "ppo" and row.get("timesteps") == ts for row in trainer.eval_rows)
-                ):
-                    trainer.evaluate_policy(policy_path, ts, "ppo")
+                run.log(f"resume: RLlib PPO from chunk {done} ({self.ts} timesteps, {latest})")
             where = placement(algo)
-            atomic_write_text(
-                os.path.join(trainer.out, "rllib_placement.json"), json.dumps({"env_runners": where}, indent=2) + "\n"
-            )
+            atomic_write_text(os.path.join(run.out, "rllib_placement.json"), json.dumps({"env_runners": where}, indent=2) + "\n")
             nodes = sorted({w["ip"] + " " + w["node_id"][:8] for w in where})
-            trainer.log(f"RLlib: {len(where)} env runner(s) x {r.envs_per_env_runner} envs on {len(nodes)} node(s): {nodes}")
-            bar = ProgressBar(n_chunks * chunk_steps, ts, trainer.progress)
-            restarts = 0
-            for c in range(done, n_chunks):
-                target = (c + 1) * chunk_steps
-                while ts < target:
-                    t0 = time.time()
-                    result = algo.train()
-                    steps = int(_get(result, "env_runners", "num_env_steps_sampled", default=0) or 0)
-                    if steps <= 0:
-                        raise RuntimeError(
-                            "RLlib: a training iteration sampled no env steps (an env runner failed?): "
-                            f"{json.dumps(_get(result, 'env_runners', default={}), default=_json_default)[:500]}"
-                        )
-                    illegal = _get(result, "env_runners", "clue_illegal", default=0) or 0
-                    if illegal:
-                        raise RuntimeError(f"RLlib: the policy played {illegal} illegal action(s): the action mask is broken")
-                    restarts_now = int(_get(result, "num_env_runner_restarts", default=0) or 0)
-                    if restarts_now > restarts:
-                        trainer.log(f"RLlib: env runner restarts so far: {restarts_now}")
-                        restarts = restarts_now
-                    ts += steps
-                    bar.bar.update(steps)
-                    win = _get(result, "env_runners", "clue_win")
-                    wrong = _get(result, "env_runners", "clue_wrong_accusation")
-                    if win is not None:
-                        bar.bar.set_postfix(win=f"{float(win):.1%}", wrong_acc=f"{float(wrong or 0):.1%}")
-                    w = trainer.writer
-                    for tag, val in (
-                        ("rollout/win_rate", win),
-                        ("rollout/wrong_accusation_rate", wrong),
-                        ("rollout/ep_rew_mean", _get(result, "env_runners", "episode_return_mean")),
-                        ("rollout/ep_len_mean", _get(result, "env_runners", "episode_len_mean")),
-                        ("train/policy_loss", _get(result, "learners", MODULE_ID, "policy_loss")),
-                        ("train/value_loss", _get(result, "learners", MODULE_ID, "vf_loss")),
-                        ("train/entropy", _get(result, "learners", MODULE_ID, "entropy")),
-                        ("train/approx_kl", _get(result, "learners", MODULE_ID, "mean_kl_loss")),
-                        ("time/steps_per_second", steps / max(1e-9, time.time() - t0)),
-                    ):
-                        if val is not None:
-                            w.add_scalar(f"rllib/{tag}", float(val), ts)
-                policy_path = os.path.join(trainer.ckpt, f"policy_{ts}.pt")
-                save_policy(policy_path, export_net(algo, net), {"phase": "ppo", "timesteps": ts, "backend": "rllib"})
-                save_checkpoint(algo, trainer.ckpt, c + 1, ts)  # the commit point
-                summary = {"chunks": c + 1, "timesteps": ts, "target_timesteps": p.timesteps, "checkpoint": f"{CKPT_DIR}/latest"}
-                atomic_write_text(state_path, json.dumps(summary))
-                if (c + 1) % every == 0 or c + 1 == n_chunks:
-                    trainer.evaluate_policy(policy_path, ts, "ppo")
-            bar.close()
-            return export_net(algo, net)
-        finally:
-            algo.stop()
+            run.log(f"RLlib: {len(where)} env runner(s) x {r.envs_per_env_runner} envs on {len(nodes)} node(s): {nodes}")
+            self.algo = algo
+            self._stack = self._stack.pop_all()  # built: close() stops the algorithm and Ray
+        return done, self.ts
+
+    def train_chunk(self, chunk: int, target: int, bar: ProgressBar) -> int:
+        algo = self.algo
+        while self.ts < target:
+            t0 = time.time()
+            result = algo.train()
+            steps = int(_get(result, "env_runners", "num_env_steps_sampled", default=0) or 0)
+            if steps <= 0:
+                raise RuntimeError(
+                    "RLlib: a training iteration sampled no env steps (an env runner failed?): "
+                    f"{json.dumps(_get(result, 'env_runners', default={}), default=_json_default)[:500]}"
+                )
+            illegal = _get(result, "env_runners", "clue_illegal", default=0) or 0
+            if illegal:
+                raise RuntimeError(f"RLlib: the policy played {illegal} illegal action(s): the action mask is broken")
+            restarts_now = int(_get(result, "num_env_runner_restarts", default=0) or 0)
+            if restarts_now > self.restarts:
+                self.run.log(f"RLlib: env runner restarts so far: {restarts_now}")
+                self.restarts = restarts_now
+            self.ts += steps
+            bar.bar.update(steps)
+            win = _get(result, "env_runners", "clue_win")
+            wrong = _get(result, "env_runners", "clue_wrong_accusation")
+            if win is not None:
+                bar.bar.set_postfix(win=f"{float(win):.1%}", wrong_acc=f"{float(wrong or 0):.1%}")
+            w = self.run.writer
+            for tag, val in (
+                ("rollout/win_rate", win),
+                ("rollout/wrong_accusation_rate", wrong),
+                ("rollout/ep_rew_mean", _get(result, "env_runners", "episode_return_mean")),
+                ("rollout/ep_len_mean", _get(result, "env_runners", "episode_len_mean")),
+                ("train/policy_loss", _get(result, "learners", MODULE_ID, "policy_loss")),
+                ("train/value_loss", _get(result, "learners", MODULE_ID, "vf_loss")),
+                ("train/entropy", _get(result, "learners", MODULE_ID, "entropy")),
+                ("train/approx_kl", _get(result, "learners", MODULE_ID, "mean_kl_loss")),
+                ("time/steps_per_second", steps / max(1e-9, time.time() - t0)),
+            ):
+                if val is not None:
+                    w.add_scalar(f"rllib/{tag}", float(val), self.ts)
+        return self.ts
+
+    def save(self, chunks: int, timesteps: int) -> None:
+        save_checkpoint(self.algo, self.run.ckpt, chunks, timesteps)
+
+    def export(self) -> Any:
+        return export_net(self.algo, self.template)
+
+    def close(self) -> None:
+        self._stack.close()  # the algorithm, then the Ray session
+
+
+def ppo_stage(run: RunContext, net: Any, address: str | None = None) -> Any:
+    """The PPO stage of ``run`` on RLlib (:func:`~clue_env.training.run_support.run_ppo` over an
+    :class:`RLlibBackend`); returns the trained CluePolicyNet."""
+    return run_ppo(run, RLlibBackend(run, address), net)
 
 
 __all__ = [
+    "RLlibBackend",
     "ppo_stage",
     "algo_config",
     "export_net",

@@ -1,14 +1,17 @@
 """What a training run's stages share, whichever backend runs PPO: seeds derived from the run's
-seed, atomic text writes into the run directory, the PPO progress bar, and :class:`RunContext`, the
-part of a :class:`~clue_env.training.trainer.Trainer` that a backend's PPO stage uses.
+seed, atomic text writes into the run directory, the PPO progress bar, :class:`RunContext` (the part
+of a :class:`~clue_env.training.trainer.Trainer` that the PPO stage uses), and the PPO stage itself:
+:func:`run_ppo`, the one chunk loop (resume, the evaluation schedule, the commit of each chunk)
+that drives a :class:`Backend`.
 
-:mod:`~clue_env.training.trainer` and :mod:`~clue_env.training.rllib_backend` both import this
-module; the RLlib backend never imports the trainer (it is handed one as a :class:`RunContext`), so
-the dependency runs one way: trainer → rllib_backend → run_support.
+The backends (:mod:`~clue_env.training.sb3_backend`, :mod:`~clue_env.training.rllib_backend`) and
+:mod:`~clue_env.training.trainer` import this module; a backend never imports the trainer (it is
+handed one as a :class:`RunContext`), so the dependency runs one way: trainer → backends → run_support.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from collections import deque
@@ -17,6 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..engine.config import RulesConfig
+from ..policy.checkpoint import save_policy
 from .config import TrainConfig
 
 
@@ -108,4 +112,84 @@ class RunContext(Protocol):
     def evaluate_policy(self, policy_path: str, timesteps: int, phase: str) -> None: ...
 
 
-__all__ = ["ProgressBar", "RunContext", "atomic_write_text", "seed_of"]
+class Backend(Protocol):
+    """What runs PPO for :func:`run_ppo`: it builds (and on ``--resume`` restores) its trainer, trains
+    one chunk at a time, saves its state at each chunk's end and exports the policy network."""
+
+    #: the PPO state's path under ``checkpoints/`` (recorded in ``state.json``)
+    checkpoint: str
+    #: what the backend adds to each ``policy_<steps>.pt``'s metadata
+    policy_meta: dict[str, Any]
+
+    def build(self, net: Any) -> tuple[int, int]:
+        """Build the trainer from ``net``'s weights, restore the run's last committed PPO state when
+        it resumes, and return ``(chunks, timesteps)`` done so far (``(0, 0)`` for a fresh start).
+        A failure leaves nothing open (:meth:`close` is not called)."""
+        ...
+
+    def train_chunk(self, chunk: int, target: int, bar: ProgressBar) -> int:
+        """Train chunk number ``chunk`` (to about ``target`` timesteps in all), advancing ``bar``;
+        return the timesteps trained so far."""
+        ...
+
+    def save(self, chunks: int, timesteps: int) -> None:
+        """Write the PPO state after ``chunks`` chunks: the commit point, one atomic step."""
+        ...
+
+    def export(self) -> Any:
+        """The policy network (a :class:`~clue_env.policy.network.CluePolicyNet`) as trained so far."""
+        ...
+
+    def close(self) -> None:
+        """Release what :meth:`build` started (environments, workers)."""
+        ...
+
+
+def evaluation_due(chunks: int, every: int, n_chunks: int) -> bool:
+    """Whether the policy after ``chunks`` chunks is evaluated: every ``every`` chunks, and the last."""
+    return chunks > 0 and (chunks % every == 0 or chunks == n_chunks)
+
+
+def run_ppo(run: RunContext, backend: Backend, net: Any) -> Any:
+    """The PPO stage of ``run`` on ``backend``, starting from ``net``; returns the trained network.
+
+    ``run.n_chunks`` chunks of ``run.chunk_steps`` timesteps, from the last committed one on
+    ``--resume``. After each chunk: the policy file ``checkpoints/policy_<steps>.pt``, the backend's
+    state (the commit point), ``checkpoints/state.json`` (a summary for people), then the evaluation
+    when one is due (``eval.every_checkpoints``). A resumed run first makes the evaluation an
+    interruption cut off: the last committed chunk's, when it was due and is not in ``eval.jsonl``."""
+    if run.cfg.ppo.timesteps <= 0:
+        return net
+    chunk_steps, n_chunks, every = run.chunk_steps, run.n_chunks, run.cfg.eval.every_checkpoints
+    state_path = os.path.join(run.ckpt, "state.json")
+    done, ts = backend.build(net)
+    try:
+        policy_path = os.path.join(run.ckpt, f"policy_{ts}.pt")
+        if (
+            evaluation_due(done, every, n_chunks)
+            and os.path.exists(policy_path)
+            and not any(r.get("phase") == "ppo" and r.get("timesteps") == ts for r in run.eval_rows)
+        ):
+            run.evaluate_policy(policy_path, ts, "ppo")  # the evaluation an interruption cut off
+        bar = ProgressBar(n_chunks * chunk_steps, ts, run.progress)
+        for c in range(done, n_chunks):
+            ts = backend.train_chunk(c, (c + 1) * chunk_steps, bar)
+            policy_path = os.path.join(run.ckpt, f"policy_{ts}.pt")
+            save_policy(policy_path, backend.export(), {"phase": "ppo", "timesteps": ts, **backend.policy_meta})
+            backend.save(c + 1, ts)  # the commit point
+            summary = {
+                "chunks": c + 1,
+                "timesteps": ts,
+                "target_timesteps": run.cfg.ppo.timesteps,
+                "checkpoint": backend.checkpoint,
+            }
+            atomic_write_text(state_path, json.dumps(summary))
+            if evaluation_due(c + 1, every, n_chunks):
+                run.evaluate_policy(policy_path, ts, "ppo")
+        bar.close()
+        return backend.export()
+    finally:
+        backend.close()
+
+
+__all__ = ["Backend", "ProgressBar", "RunContext", "atomic_write_text", "evaluation_due", "run_ppo", "seed_of"]

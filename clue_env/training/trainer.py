@@ -12,7 +12,10 @@ The run directory holds everything needed to reproduce and resume it::
     eval.jsonl  curve.png           periodic evaluation against the baselines
     tb/                             TensorBoard logs
 
-PPO runs in chunks of ``ppo.checkpoint_every`` timesteps. Each chunk reseeds the environments,
+PPO runs in chunks of ``ppo.checkpoint_every`` timesteps, through the one chunk loop of
+:func:`~clue_env.training.run_support.run_ppo` on the config's backend
+(:class:`~clue_env.training.sb3_backend.SB3Backend` or
+:class:`~clue_env.training.rllib_backend.RLlibBackend`). On SB3 each chunk reseeds the environments,
 torch and the action sampling from ``(seed, chunk)``, so an interrupted run resumed from its
 last checkpoint continues exactly as an uninterrupted one (episodes in flight at a chunk
 boundary are dropped, in both). A checkpoint is one file holding the weights, the optimizer state
@@ -50,17 +53,15 @@ from ..fileio import InputError, finite, loads_json, one_line, read_regular
 from ..policy.checkpoint import CheckpointError, atomic_torch_save, load_policy, read_policy_file, save_policy, zip_members
 from .config import TrainConfig, TrainConfigError, load_train_config
 from .imitation import ActorFactory, Batch, fit, phase_weights, record_games
-from .ppo_checkpoint import apply_ppo_checkpoint, read_ppo_checkpoint, save_ppo_checkpoint
-from .run_support import ProgressBar, atomic_write_text, seed_of
+from .ppo_checkpoint import read_ppo_checkpoint
+from .run_support import Backend, atomic_write_text, run_ppo, seed_of
+from .sb3_backend import LEGACY_PPO_CHECKPOINT, PPO_CHECKPOINT, SB3Backend
 
 FactoryFor = Callable[[str], ActorFactory]
 #: evaluate(policy_path, opponent_spec, num_players, games, seed, agent_seed) -> tournament summary;
 #: game g is reset with ``seed + g`` and the agents' seeds are children of ``agent_seed``
 Evaluate = Callable[[str, str, int, int, int, int], dict[str, Any]]
 
-#: the PPO checkpoint of a run directory, and the SB3 zip older versions wrote instead
-PPO_CHECKPOINT = "ppo_latest.pt"
-LEGACY_PPO_CHECKPOINT = "ppo_latest.zip"
 #: the largest run record (run.json) and evaluation log (eval.jsonl) read, and the most rows the log may hold
 RUN_RECORD_LIMIT = 16 << 20
 EVAL_LOG_LIMIT = 64 << 20
@@ -519,117 +520,18 @@ class Trainer:
             pass
 
     # ------------------------------------------------------------------ PPO
-    def _vec_env(self) -> Any:
-        import gymnasium as gym
-        from stable_baselines3.common.vec_env import DummyVecEnv
-
-        from .adapter import SingleLearnerEnv
-        from .vec_env import GroupedSubprocVecEnv
-
-        p = self.cfg.ppo
-        factories = [self.factory_for(s) for s in p.opponents]
-        counts = self.cfg.num_players
-        rules = self.rules
-
-        def make() -> SingleLearnerEnv:
-            return SingleLearnerEnv(
-                factories, num_players=counts, rules=rules, opponent_weights=p.opponent_weights, opponent_draw=p.opponent_draw
-            )
-
-        fns: list[Callable[[], gym.Env]] = [make] * p.n_envs
-        if p.subprocess and p.n_envs > 1:
-            return GroupedSubprocVecEnv(fns, n_workers=p.workers or None)
-        return DummyVecEnv(fns)
-
-    def _new_model(self, env: Any, net: Any) -> Any:
-        """A MaskablePPO model built from the config, its network initialised from ``net``."""
-        from .sb3_policy import CluePolicy, CluePPO
-
-        p = self.cfg.ppo
-        model = CluePPO(
-            CluePolicy,
-            env,
-            learning_rate=p.learning_rate,
-            n_steps=p.n_steps,
-            batch_size=p.batch_size,
-            n_epochs=p.n_epochs,
-            gamma=p.gamma,
-            gae_lambda=p.gae_lambda,
-            clip_range=p.clip_range,
-            ent_coef=p.ent_coef,
-            vf_coef=p.vf_coef,
-            max_grad_norm=p.max_grad_norm,
-            target_kl=p.target_kl,
-            policy_kwargs={"net_kwargs": net.config()},
-            tensorboard_log=os.path.join(self.out, "tb"),
-            seed=self.cfg.seed,
-            device="cpu",
-            verbose=0,
-        )
-        model.policy.net.load_state_dict(net.state_dict())  # type: ignore[union-attr]
-        return model
-
     def ppo(self, net: Any) -> Any:
-        p = self.cfg.ppo
-        if p.timesteps <= 0:
+        """The PPO stage (:func:`~clue_env.training.run_support.run_ppo`) on the config's backend."""
+        if self.cfg.ppo.timesteps <= 0:
             return net
-        if self.cfg.backend == "rllib":  # Ray RLlib (the [ray] extra), imported only here
-            from .rllib_backend import ppo_stage
+        backend: Backend
+        if self.cfg.backend == "rllib":  # Ray RLlib (the [ray] extra), imported only when it runs
+            from .rllib_backend import RLlibBackend
 
-            return ppo_stage(self, net, self.ray_address)
-        import torch
-        from stable_baselines3.common.utils import set_random_seed
-
-        torch.set_num_threads(p.torch_threads)
-        chunk_steps, n_chunks = self.chunk_steps, self.n_chunks
-        env = self._vec_env()
-        ckpt_path = os.path.join(self.ckpt, PPO_CHECKPOINT)
-        state_path = os.path.join(self.ckpt, "state.json")
-        every = self.cfg.eval.every_checkpoints
-        done = 0
-        try:
-            model = self._new_model(env, net)
-            if self._resume_ppo is not None:
-                path, data = self._resume_ppo
-                apply_ppo_checkpoint(path, model, data)  # only tensors and numbers: see the module docstring
-                done = int(data["chunks"])
-                self.log(f"resume: PPO from chunk {done} ({model.num_timesteps} timesteps, {os.path.basename(path)})")
-                ts = int(model.num_timesteps)
-                due = done > 0 and (done % every == 0 or done == n_chunks)
-                policy_path = os.path.join(self.ckpt, f"policy_{ts}.pt")
-                if (
-                    due
-                    and os.path.exists(policy_path)
-                    and not any(r.get("phase") == "ppo" and r.get("timesteps") == ts for r in self.eval_rows)
-                ):
-                    self.evaluate_policy(policy_path, ts, "ppo")  # the evaluation an interruption cut off
-            model.threads = (p.torch_threads, p.update_threads or os.cpu_count() or 1)
-            bar = ProgressBar(n_chunks * chunk_steps, done * chunk_steps, self.progress)
-            for c in range(done, n_chunks):
-                s = seed_of(self.cfg.seed, 3, c)
-                set_random_seed(s)
-                model.set_random_seed(s)
-                env.seed(s)
-                model._last_obs = None  # reset the envs: a chunk starts fresh
-                model.learn(
-                    chunk_steps, callback=bar.callback(), reset_num_timesteps=False, tb_log_name="ppo", progress_bar=False
-                )
-                ts = int(model.num_timesteps)
-                policy_path = os.path.join(self.ckpt, f"policy_{ts}.pt")
-                save_policy(policy_path, model.policy.net, {"phase": "ppo", "timesteps": ts})
-                # the commit point: weights, optimizer and chunk count in one atomic write
-                save_ppo_checkpoint(ckpt_path, model, c + 1, chunk_steps)
-                legacy = os.path.join(self.ckpt, LEGACY_PPO_CHECKPOINT)
-                if os.path.exists(legacy):
-                    os.unlink(legacy)
-                summary = {"chunks": c + 1, "timesteps": ts, "target_timesteps": p.timesteps, "checkpoint": PPO_CHECKPOINT}
-                atomic_write_text(state_path, json.dumps(summary))
-                if (c + 1) % every == 0 or c + 1 == n_chunks:
-                    self.evaluate_policy(policy_path, ts, "ppo")
-            bar.close()
-        finally:
-            env.close()
-        return model.policy.net
+            backend = RLlibBackend(self, self.ray_address)
+        else:
+            backend = SB3Backend(self, self._resume_ppo)
+        return run_ppo(self, backend, net)
 
     # ------------------------------------------------------------------ accusation head
     def accusation(self) -> Any:
