@@ -88,7 +88,9 @@ class ProgressBar:
 
 
 class RunContext(Protocol):
-    """The run a backend's PPO stage works for (a :class:`~clue_env.training.trainer.Trainer`)."""
+    """The run that :func:`run_ppo` and a :class:`Backend` work for (a
+    :class:`~clue_env.training.trainer.Trainer`): its config, run directory, chunk sizes and
+    evaluation log, and how to build agents, log and evaluate a policy file."""
 
     cfg: TrainConfig
     rules: RulesConfig
