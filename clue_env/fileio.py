@@ -24,7 +24,9 @@ import os
 import re
 import stat
 import tempfile
-from typing import Any
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO, Any
 
 #: the default bound on nesting (lists and mappings inside each other) of a JSON or YAML document
 MAX_DEPTH = 32
@@ -246,8 +248,32 @@ def loads_yaml(data: bytes | str, what: str = "document", *, max_depth: int = MA
         raise InputError(f"{what}: not valid YAML: {one_line(str(e))}") from None
     except RecursionError:
         raise InputError(f"{what}: nested more than {max_depth} deep") from None
-    except ValueError as e:  # a value its tag cannot build: a date 2020-13-45, an int over Python's digit limit
+    except ValueError as e:  # a value its tag cannot build: a date with month 13, an int over Python's digit limit
         raise InputError(f"{what}: a value cannot be read: {one_line(str(e), 200)}") from None
+
+
+@contextmanager
+def atomic_file(path: str, prefix: str = ".tmp-", suffix: str = ".tmp") -> Iterator[IO[bytes]]:
+    """A binary file to write ``path`` through: a temporary file in the same directory (made if
+    missing) with the umask's mode, flushed and synced, then renamed over ``path`` when the block
+    ends; on any failure (a full disk, an exception in the block) the temporary file is removed
+    and ``path`` is as it was."""
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=prefix, suffix=suffix)
+    try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; these are ordinary files
+        with os.fdopen(fd, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 def write_output(path: str, data: bytes, prefix: str = ".clue_env.") -> None:
@@ -260,20 +286,8 @@ def write_output(path: str, data: bytes, prefix: str = ".clue_env.") -> None:
             f.write(data)
             f.flush()
         return
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=prefix, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_file(path, prefix=prefix) as f:
+        f.write(data)
 
 
 def figure_png(fig: Any, dpi: int = 100) -> bytes:
@@ -293,6 +307,7 @@ def figure_png(fig: Any, dpi: int = 100) -> bytes:
 __all__ = [
     "MAX_DEPTH",
     "MAX_INT_DIGITS",
+    "atomic_file",
     "InputError",
     "check_depth",
     "check_regular",

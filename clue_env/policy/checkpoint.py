@@ -39,12 +39,11 @@ import hashlib
 import io
 import os
 import re
-import tempfile
 import zipfile
 from typing import Any
 
 from ..engine.errors import ClueError
-from ..fileio import MAX_DEPTH, InputError, one_line, read_regular, short
+from ..fileio import MAX_DEPTH, InputError, atomic_file, one_line, read_regular, short
 from .features import layout_hash
 from .net_sizes import net_sizes_problem
 
@@ -158,24 +157,11 @@ def network_reference(path: str, network_file: str, net: Any) -> dict[str, str]:
 
 
 def atomic_torch_save(obj: Any, path: str) -> None:
+    """``torch.save(obj)`` to ``path`` atomically (:func:`clue_env.fileio.atomic_file`)."""
     import torch
 
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".pt")
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a policy file is an ordinary file
-    try:
-        with os.fdopen(fd, "wb") as f:
-            torch.save(obj, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_file(path, suffix=".pt") as f:
+        torch.save(obj, f)
 
 
 def zip_members(raw: bytes) -> list[zipfile.ZipInfo]:

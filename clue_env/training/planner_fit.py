@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.cards import N_CARDS
-from ..fileio import one_line, short
+from ..fileio import atomic_file, one_line, short
 from ..policy.checkpoint import PLANNER_KEYS, check_planner, load_accusation, load_policy, save_policy
 from ..policy.features import SeatFeatures, policy_observation
 from .imitation import Batch, phase_weights
@@ -413,22 +413,10 @@ def _read_chunk(path: str, ids: Sequence[int], tag: str) -> dict[str, np.ndarray
 
 
 def _save_chunk(path: str, part: dict[str, np.ndarray], ids: Sequence[int], tag: str) -> None:
-    """Write one chunk atomically (a temporary file in the same folder, then a rename)."""
-    import tempfile
-
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".chunk.tmp-", suffix=".npz")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            arrays: dict[str, Any] = {"games": np.array(list(ids), dtype=np.int64), "tag": np.array(tag), **part}
-            np.savez(f, **arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write one chunk atomically (:func:`clue_env.fileio.atomic_file`)."""
+    with atomic_file(path, prefix=".chunk.tmp-", suffix=".npz") as f:
+        arrays: dict[str, Any] = {"games": np.array(list(ids), dtype=np.int64), "tag": np.array(tag), **part}
+        np.savez(f, **arrays)
 
 
 def check_params(p: PlannerFitParams, policy_rv: int) -> None:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections import deque
 from typing import Any, Protocol
 
 import numpy as np
 
 from ..engine.config import RulesConfig
+from ..fileio import atomic_file
 from ..policy.checkpoint import save_policy
 from .config import TrainConfig
 
@@ -31,23 +31,10 @@ def seed_of(*parts: int) -> int:
 
 
 def atomic_write_text(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same directory and a rename; on
-    any failure (a full disk) the temporary file is removed and ``path`` is as it was."""
-    d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=f".{os.path.basename(path)}.tmp-")
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; these are ordinary files
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write ``text`` (UTF-8) to ``path`` atomically (:func:`clue_env.fileio.atomic_file`): on any
+    failure (a full disk) the temporary file is removed and ``path`` is as it was."""
+    with atomic_file(path, prefix=f".{os.path.basename(path)}.tmp-", suffix="") as f:
+        f.write(text.encode("utf-8"))
 
 
 class ProgressBar:
