@@ -81,7 +81,7 @@ PIECES: tuple[tuple[str, tuple[int, ...], str], ...] = (
 )
 
 
-#: appended when the env is made with ``belief_features=True`` (issue 3)
+#: appended when the env is made with ``belief_features=True``
 BELIEF_PIECES: tuple[tuple[str, tuple[int, ...], str], ...] = (
     (
         "belief",

@@ -3,7 +3,7 @@
 The engine memoises move searches (:meth:`Board.destinations`) and action masks
 (:meth:`ActionCodec.cached_mask`). Their entries were measured at about 700 bytes each
 (tracemalloc, 6-player 2023 games), so the default sizes below bound them to roughly 23 MB and
-12 MB; a long run reaches a steady state instead of growing (issue 9, item 10).
+12 MB; a long run reaches a steady state instead of growing.
 
 A least-recently-used list (an ``OrderedDict`` and ``move_to_end`` on every hit) cost more per
 step than the lookups it saved in the env's speed benchmark; two generations of plain dicts

@@ -36,8 +36,7 @@ follows the planner's scores is what it learns.
 With ``floor_squares`` the moves to a chosen square (the codec's ``move`` block, which the planner
 never scores) are scored at the floor too, with the ``toward`` scalar: otherwise they get 0, above
 every scored move but the best, and fitted scalars push a classic network onto single squares (the
-4-player probe of 2026-12-07 in the README). Off by default, so the files written before it play as
-they did.
+4-player probe in docs/strength.md). Off by default, so files that do not set it play without it.
 With ``roll_scores`` the roll (R11, classic: the start of a turn, before the die) is scored too, with the
 ``toward`` scalar, as its best ``toward`` score: rolling is worth heading for the best room. A planner
 whose scores at the start of a turn rank the rooms by what rolling and heading there is worth
