@@ -16,7 +16,6 @@ ruleset by its turn structure (R12: a turn that starts with the roll, ``roll_fir
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from typing import Any
 
 from clue_env import fileio
 from clue_env.engine.config import PRESETS
+from clue_env.fileio import sha256_file
 
 #: the folder of the shipped policy files (beside ``agents/``, in a clone and an installed package alike)
 MODELS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "models")
@@ -291,11 +291,7 @@ _VERIFIED: set[Any] = set()
 
 def sha256_of(path: str) -> str:
     """The SHA-256 of the file at ``path`` (hex)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    return sha256_file(path)
 
 
 def verify(manifest: Manifest, policy: Policy) -> str:

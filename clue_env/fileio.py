@@ -120,6 +120,17 @@ def read_regular(path: str, limit: int, what: str = "file") -> bytes:
         os.close(fd)
 
 
+def sha256_file(path: str) -> str:
+    """The SHA-256 of the file at ``path`` (hex), read in 1 MiB blocks."""
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def depth(doc: Any, limit: int | None = None) -> int:
     """How deeply lists and mappings nest in ``doc`` (a scalar 0, ``[]`` 1), walked without
     recursion. A container reached again (shared) is walked again only at a greater depth, so a
@@ -318,6 +329,7 @@ __all__ = [
     "loads_yaml",
     "one_line",
     "read_regular",
+    "sha256_file",
     "short",
     "write_output",
 ]

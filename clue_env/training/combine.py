@@ -34,21 +34,13 @@ network that reads planner inputs (``room_values`` 1-4) gets in play (``tells`` 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ..fileio import sha256_file as _sha256
 from ..policy.accusation_net import accusation_state, bag_heads
 from ..policy.checkpoint import CheckpointError, check_planner, load_accusation, load_policy, read_policy_file, save_policy
-
-
-def _sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def parse_planner(text: str) -> dict[str, Any]:

@@ -74,6 +74,7 @@ from typing import Any
 
 from ..engine.errors import ConfigError
 from ..fileio import InputError, finite, loads_json, loads_yaml, one_line, read_regular, short
+from ..fileio import sha256_file as _sha256
 from .config import CONFIG_FILE_LIMIT, TrainConfig, TrainConfigError, load_train_config
 
 #: the stage kinds a recipe may name
@@ -577,14 +578,6 @@ def check_specs(chain: dict[str, Recipe], factory_for: FactoryFor, smoke: bool) 
 
 
 # ---------------------------------------------------------------------------------------------- running
-
-
-def _sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _write_json(path: str, doc: Any) -> None:
