@@ -688,7 +688,7 @@ def test_bagged_head_config_is_checked():
 
     from clue_env.training.config import TrainConfigError, load_train_config
 
-    with open(os.path.join(ROOT, "configs/train/accusation_classic_mixed_v3_6k.yaml")) as f:
+    with open(os.path.join(ROOT, "configs/train/accusation_classic_mixed_v3_all.yaml")) as f:
         base = yaml.safe_load(f)
     base["accusation"]["members"] = 4
     assert load_train_config(base).accusation.members == 4

@@ -1,11 +1,11 @@
-"""Every training config in ``configs/train`` stays runnable as the README and its comments say.
+"""Every training config in ``configs/train`` stays runnable as the recipes and the README use it.
 
-The folder is the record of how each shipped file and each experiment was made; a config that no
-longer loads, or whose ``init`` names a file nothing makes, breaks a documented command silently
-(the configs are only read when someone runs them). So: each loads and validates, is named after
-its file (``--out runs/NAME`` in the comments), and starts from a shipped model file or from the
-output of another config in the folder (``runs/OTHER/policy.pt``), so a chain of stages reproduces
-in order.
+The folder holds the stages the recipes in ``configs/recipes`` name, CI's smoke configs and the
+README's quick config; a config that no longer loads, or whose ``init`` names a file nothing makes,
+breaks a documented command silently (the configs are only read when someone runs them). So: each
+loads and validates, is named after its file (``--out runs/NAME`` in the comments), and starts from
+a shipped model file or from the output of another config in the folder (``runs/OTHER/policy.pt``).
+The experiment configs pruned from the folder live at the tag ``pre-prune``.
 """
 
 from __future__ import annotations
