@@ -2,43 +2,32 @@
 
 * Knowledge: everything its seat witnessed (:class:`clue_env.engine.witness.Witness`): own hand,
   cards shown to it, passes, refutations between other seats, hand sizes, wrong accusations.
-* Suggestions: the one with the largest expected information about the solution (the sum over
-  the three kinds of the expected drop in the entropy of the envelope card), estimated from 64
-  deals sampled from the posterior (drawn exactly when the consistent deals can be counted
-  cheaply, else from the engine's Markov chain). The outcome model: the first seat to the left holding a named card
-  shows one of its matching cards, uniformly.
-* Movement: heads for the room where the best suggestion is worth most per turn of travel
-  (room distances; a secret passage is one turn; staying, when allowed, is immediate).
-* Refuting: shows a card the suggester has already seen from it, else one it has shown before,
-  else a random matching card (R27: the refuter chooses).
-* Accusing: the moment the solution is certain (proved by the engine); with
-  ``deduction:threshold=P`` also as soon as one triple has posterior probability >= P.
+* Suggestions: the largest expected information about the solution (the expected drop in the
+  entropy of the envelope, summed over the three kinds) over 64 deals sampled from the posterior
+  (exactly when the consistent deals are cheap to count, else by the engine's Markov chain); the
+  first seat to the left holding a named card is expected to show one of them, uniformly.
+* Movement: to the room where the best suggestion is worth most per turn of travel.
+* Refuting: a card the suggester has already seen from it, else one it has shown before, else a
+  random matching card (R27). Accusing: once the engine proves the solution; with
+  ``threshold=P`` also once one triple has posterior probability >= P.
 
-Parameters (``deduction:k=v,...``): ``threshold`` in (0, 1]; ``samples`` (default 64), an int
-from 1 to :data:`MAX_SAMPLES`; ``exact_budget`` (default 20,000; 0: always the chain), an int from
-0 to :data:`MAX_EXACT_BUDGET`; ``pull`` (default none) with ``pull_tol`` (default 0.1), an
-experiment on whom a suggestion calls into the room (R26: the named suspect's token moves there):
-among the suggestions within ``pull_tol`` of the best expected information, ``far`` names the
-active opponent whose token is farthest from this room, ``next`` the next opponent to play,
-``avoid`` no opponent outside this room; ``plan`` (default none), an experiment on classic
-movement: ``roll`` scores the rooms after the roll as the 2023 planner does (a room enterable now
-per :data:`TURNS_NOW`, any other per :data:`TURNS_NEXT` plus the squares still left) and, before
-the roll, weighs staying and the passage against the best room averaged over the die's faces;
-``move`` only the part after the roll; ``deny`` (default 0), an experiment on what a suggestion
-tells the table: it chooses the suggestion that maximises its own expected information minus
-``deny`` times the information in the suggestion's public outcome (who refutes, or nobody; see
-:func:`public_information`), a number from 0 to :data:`MAX_DENY`; movement is unchanged;
-``tells`` (default 1: off), an experiment on reading the opponents' suggestions (R26, R31): the deals
-it draws are drawn again with weight ``tells`` per suspect or weapon an opponent named while holding
-it in that deal (``deduction`` itself names its own cards less often than chance), a number in (0, 1];
-``shows`` (default ``any``), an experiment on the outcome model of its information estimate (R27):
-``any`` expects a refuter to show any matching card, ``repeat`` expects it to show again a card it has
-already shown this seat when it can (as ``deduction`` refuters do), so naming such a card tells nothing;
-``moves`` (default ``roll``), what :meth:`DeductionAgent.move_scores` reports in classic games (it chooses
-nothing): ``roll``, the roll-aware planner's scores (``plan=roll``'s units) whatever the agent's own ``plan``;
-``own``, the scores of the movement the agent itself makes (without ``plan``: each room's value per turn of
-travel, the rule :meth:`DeductionAgent.act` heads by; with it, the roll-aware scores).
-Bad values are refused at construction (ValueError naming them).
+Parameters (``deduction:k=v,...``; defaults in brackets; bounds in the ``MAX_`` constants; a bad
+value is a ValueError at construction):
+
+* ``threshold`` in (0, 1]; ``samples`` [64]; ``exact_budget`` [20,000; 0: always the chain];
+* ``pull`` [none] with ``pull_tol`` [0.1], whom a suggestion calls into the room (R26): among the
+  suggestions within ``pull_tol`` of the best, ``far`` names the active opponent farthest from this
+  room, ``next`` the next opponent to play, ``avoid`` no opponent outside this room;
+* ``plan`` [none], classic movement: ``roll`` scores the rooms after the roll as the 2023 planner
+  does (:data:`TURNS_NOW`, :data:`TURNS_NEXT`) and before it weighs staying and the passage against
+  the best room over the die's faces; ``move`` only the part after the roll;
+* ``deny`` [0]: its own information less ``deny`` times the public's (:func:`public_information`);
+* ``tells`` [1: off] in (0, 1]: sampled deals reweighted by ``tells`` per suspect or weapon an
+  opponent named while holding it (R26, R31);
+* ``shows`` [``any``]: ``repeat`` expects a refuter to show again a card it already showed this
+  seat when it can (R27), so naming such a card tells nothing;
+* ``moves`` [``roll``], what :meth:`DeductionAgent.move_scores` reports in classic games: ``roll``
+  the roll-aware planner's scores, ``own`` those of the movement the agent itself makes.
 """
 
 from __future__ import annotations

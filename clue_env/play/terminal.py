@@ -6,34 +6,27 @@ from standard input otherwise) and writes to an injected stream, so tests drive 
 
 At every prompt a line may be
 
-* an action's text form (``roll``, ``move 7,4``, ``suggest plum rope``, ``show rope``,
-  ``accuse plum rope hall``, ...), with names as they are shown or their unique prefixes
-  (``suggest mr green lead pipe``, ``toward dining room``, ``show dag``: :mod:`.names`), or a verb
-  alone (``suggest``) for its menu;
-* a number from the menu shown (verbs first, then suspects, weapons, rooms, cards or
-  destinations), or, in a menu and at the refutation prompt, a name from it (``plum``,
-  ``dagger``); Enter with nothing goes back (when refuting: shows the proposed card);
+* an action's text form (``roll``, ``move 7,4``, ``suggest plum rope``, ``accuse plum rope hall``,
+  ...), with names as shown or their unique prefixes (``toward dining room``, ``show dag``:
+  :mod:`.names`), or a verb alone (``suggest``) for its menu;
+* a number from the menu shown, or in a menu and at the refutation prompt a name from it; Enter
+  with nothing goes back (when refuting: shows the proposed card);
 * a command: ``legal`` (the legal text forms, one per line, nothing else on those lines: SPEC),
-  ``legal all`` (the same), ``legal short`` (verbs with many choices on one line with a count),
-  ``legal VERB`` (that verb's), ``board``, ``legend`` (the seats, the rooms' tokens and weapons,
-  the passages), ``hand``, ``notes`` (``notes MODE``: in another mode), ``log``, ``help``,
-  ``quit``. In a menu a command is answered and the menu asks again.
+  ``legal all``, ``legal short`` (verbs with many choices on one line with a count), ``legal VERB``,
+  ``board``, ``legend``, ``hand``, ``notes [MODE]``, ``log``, ``help``, ``quit``. In a menu a
+  command is answered and the menu asks again.
 
-An accusation is confirmed (``y``/``yes`` plays it, ``n``/``no``/Enter cancels it, anything else
-asks again and is never played) when built from the menus, and when typed as text at a terminal.
-Off a terminal (a script piping lines, SPEC "Scripts": "at any prompt it accepts an action's text
-form") a typed ``accuse S W R`` is played as it stands. End of input quits cleanly at any prompt.
-Refused input (unknown text, an illegal action, a bad number, an ambiguous prefix, control
-characters, over-long lines) prints why, changes nothing and asks again at the same prompt.
+An accusation built from the menus, or typed at a terminal, is confirmed (``y``/``yes`` plays it,
+``n``/``no``/Enter cancels it, anything else asks again); off a terminal (SPEC "Scripts") a typed
+``accuse S W R`` is played as it stands. End of input quits cleanly at any prompt. Refused input
+(unknown text, an illegal action, a bad number, an ambiguous prefix, control characters, over-long
+lines) prints why, changes nothing and asks again at the same prompt.
 
-Only what R31 lets the deciding seat know is shown before the end: the board (public), its
-hand, its notebook, the events in words (the card shown to it, or by it, named for that seat
-only). With several human seats (hot seat) each decision is announced first, and on a terminal
-waits for Enter, so the previous player can look away; agent moves are then shown in their
-public wording only.
-
-Every line written is made safe for the terminal first (:func:`~.screen.terminal_safe`): a
-display name from a rules file cannot write escape sequences to it.
+Only what R31 lets the deciding seat know is shown before the end. With several human seats (hot
+seat) each decision is announced first, and on a terminal waits for Enter, so the previous player
+can look away; agent moves are then shown in their public wording only. Every line written is made
+safe for the terminal first (:func:`~.screen.terminal_safe`): a display name from a rules file
+cannot write escape sequences to it.
 """
 
 from __future__ import annotations

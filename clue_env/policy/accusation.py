@@ -6,31 +6,24 @@ was already right (``docs/training.md``, "Accusation timing"). The accusation he
 (:class:`clue_env.policy.accusation_net.AccusationNet`) decides at every decision where an
 accusation is legal whether to accuse now, from these inputs:
 
-* **how likely my best triple is right**: the engine's posterior probability of each candidate
-  envelope, counted exactly when that fits a work budget, else estimated by importance sampling
-  (:func:`triple_posterior`); skipped (the approximate marginals stand in) while more than
-  :data:`MAX_TRIPLES` triples are possible, when no accusation could pay;
+* **how likely my best triple is right**: each candidate envelope's posterior, counted exactly
+  within a work budget, else by importance sampling (:func:`triple_posterior`); the approximate
+  marginals stand in while more than :data:`MAX_TRIPLES` triples are possible (no accusation pays);
 * **how close each opponent is to a solution**, from public information only
-  (:class:`RaceTracker`): how often it suggested, was shown a card, got no refutation, how many
-  passes its suggestions met, how long since it was last shown a card, how insistently it names
-  the same card, whether it is eliminated;
+  (:class:`RaceTracker`): its suggestions, the cards it was shown, the passes and the refutations
+  it met, how insistently it names the same card, whether it is eliminated;
 * (feature set 3) **how each opponent plays**: how many of its suggestions name a card this
   seat's engine has since proved it holds (``notebook`` never names a card it holds; ``deduction``
-  probes with its own cards), and how much of its hand this seat knows (how many chances it had
-  to be caught doing so);
-* (feature set 4) **what the opponents' suggestions would say if they never name their own
-  cards**: ``notebook`` names only a suspect and a weapon it has not seen, so it holds neither.
-  :func:`tell_knowledge` adds "holds none of the suspects and weapons it named" for every opponent
-  not yet caught naming one it holds, and the head gets that second posterior beside the first
-  (its best triple's probability, how it was got, whether the two agree, and how much less likely
-  the evidence is under it: the ratio of the deals consistent with it to all consistent deals);
-  the triple scorer gets each candidate's probability under both. Against a prober the tells
-  are wrong, and the ratio says so as evidence accumulates: the head is fitted on mixed line-ups
-  to learn when to believe them;
+  probes with its own cards), and how much of its hand this seat knows;
+* (feature set 4) **what the opponents' suggestions say if they never name their own cards**:
+  :func:`tell_knowledge` adds "holds none of the suspects and weapons it named" for each opponent
+  not yet caught naming one it holds; the head gets that second posterior beside the first (its
+  best triple's probability, whether the two agree, how much less likely the evidence is under it)
+  and learns from mixed line-ups when to believe it, since against a prober the tells are wrong;
 * (feature set 5, set 3 plus :func:`~clue_env.policy.opponent_model.opponent_features`) **each
-  opponent's progress, simulated**: in deals drawn from this seat's evidence, every opponent's own
-  evidence is rebuilt and the envelopes it can still not tell apart are counted (exact up to the deal
-  in the two-player game, where it made accusation timing pay);
+  opponent's progress, simulated**: in deals drawn from this seat's evidence, each opponent's
+  evidence is rebuilt and the envelopes it cannot yet tell apart are counted (exact up to the deal
+  in the two-player game);
 * the game's turn, the phase (start of my turn, or after my suggestion) and the player count.
 
 Everything here reads only what R31 lets the seat know: its own (redacted) event history and

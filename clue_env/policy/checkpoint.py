@@ -8,29 +8,26 @@ with ``weights_only=True`` and runs no code)::
      "accusation": {"net": {...}, "state_dict": {...}, "meta": {...}}}   # optional
 
 ``"accusation"`` is the optional accusation head
-(:class:`clue_env.policy.accusation_net.AccusationNet`): a file without one plays as before.
+(:class:`clue_env.policy.accusation_net.AccusationNet`): a file without one accuses as its network does.
 
 A file of version 2 may instead name its network file: ``"network_file": {"name": "clue_ppo.pt",
-"sha256": ...}`` in place of ``"net"`` and ``"state_dict"``. The network file is looked up by that bare
-name in the same folder, must have exactly that SHA-256, and must carry its weights itself (a chain of
-references is refused). The shipped files that pair one network with several accusation heads are
-written this way (0.1-0.2 MB each, not 2 MB): :mod:`clue_env.policy.policy_file` links and embeds
-files, ``combine --reference`` writes new ones. Everything that reads a policy file reads through
-:func:`read_policy_file`, which returns the network's weights either way.
+"sha256": ...}`` in place of ``"net"`` and ``"state_dict"``. It is looked up by that bare name in the
+same folder, must have exactly that SHA-256 and carry its weights itself (no chains). The shipped
+files that pair one network with several accusation heads are written so (0.1-0.2 MB, not 2 MB):
+:mod:`clue_env.policy.policy_file` links and embeds files, ``combine --reference`` writes new ones.
+:func:`read_policy_file` returns the network's weights either way.
 
 :func:`load_policy` refuses a missing, corrupt or foreign file and one whose observation/action
 layout hash differs from this version of the env, each with a :class:`CheckpointError` saying
 what is wrong and what to do; a file naming a network file that is missing, changed or itself a
 reference gets one too. Files are written atomically (a temporary file, then a rename).
 
-Every torch file read here (a policy file, the network file it names) is read within bounds before
-``torch.load`` sees it (and PPO checkpoints and the state dicts inside an SB3 zip are read by
-:mod:`clue_env.training.ppo_checkpoint` through the same :func:`load_torch_bytes`): at most
-:data:`POLICY_FILE_LIMIT` (a PPO checkpoint: its own limit) bytes of a regular file, a zip archive of at
-most :data:`MAX_ZIP_MEMBERS` members all stored uncompressed, as ``torch.save`` writes them (so nothing
-inflates: a compressed member, which could inflate a thousandfold, is refused unread), then loaded
-with ``weights_only=True`` (plain data: a pickled object is refused, never run), and what it holds
-nests at most :data:`~clue_env.fileio.MAX_DEPTH` deep in at most :data:`MAX_ITEMS` values.
+Every torch file (here, and PPO checkpoints in :mod:`clue_env.training.ppo_checkpoint`) is read
+within bounds by :func:`load_torch_bytes` before ``torch.load`` sees it: at most
+:data:`POLICY_FILE_LIMIT` bytes of a regular file, a zip of at most :data:`MAX_ZIP_MEMBERS` members
+all stored uncompressed as ``torch.save`` writes them (a compressed member could inflate a
+thousandfold: refused unread), loaded with ``weights_only=True`` (a pickled object is refused,
+never run), nesting at most :data:`~clue_env.fileio.MAX_DEPTH` deep in at most :data:`MAX_ITEMS` values.
 """
 
 from __future__ import annotations

@@ -1,61 +1,33 @@
 """The policy network: action scores built from per-card and per-room terms.
 
-Every one of the env's 591 actions gets a logit from the network; the action mask then decides
-what is legal. The logits are structured for the action layout (``python -m clue_env actions``):
+Each of the env's 591 actions gets a logit (the action mask decides what is legal), by its kind in
+the action layout (``python -m clue_env actions``):
 
-* one **context** vector ``h`` from the whole policy observation (an MLP);
-* one **embedding per card** ``e_c`` from that card's own features (where it may be, from the
-  ``belief`` piece; in my hand; shown to me; proved in the envelope; named this turn; for a room
-  card, my distance to the room) joined with ``h``;
-* ``suggest s w`` = ``u(e_s) + v(e_w) + p(e_s, e_w, e_here)`` (``e_here``: the card of the room I am
-  in; the refuter depends on all three); ``accuse s w r`` = ``a(e_s) + a(e_w) + a(e_r) + g(h)``,
-  so "accuse the most likely triple, once it is proved" is one easy function to learn;
-  ``show c`` = ``b(e_c)``; ``enter r`` and ``toward r`` are scored from the room card's
-  embedding; ``roll``, ``passage``, ``stay``, ``end`` and the 188 ``move`` squares from ``h``;
-* the value estimate from ``h``.
+* a **context** vector ``h`` from the whole policy observation (an MLP);
+* an **embedding per card** ``e_c`` from that card's own features (``belief``, in my hand, shown to
+  me, proved, named this turn, a room's distance) joined with ``h``;
+* ``suggest s w`` = ``u(e_s) + v(e_w) + p(e_s, e_w, e_here)`` (``e_here``: the room I am in);
+  ``accuse s w r`` = ``a(e_s) + a(e_w) + a(e_r) + g(h)``, so "accuse the most likely triple once it
+  is proved" is one easy function; ``show c`` = ``b(e_c)``; ``enter r``, ``toward r`` from the room
+  card's embedding; ``roll``, ``passage``, ``stay``, ``end``, the 188 ``move`` squares and the value
+  estimate from ``h``.
 
-``room_values=1`` makes a network that also reads, per room card, the value a move planner puts on
-a visit to that room (the expected information of the room's best suggestion, plus an unseen
-face-down card's, R30; computed by the agent from deals drawn from the seat's own evidence, R31):
-its input is the policy observation with those ``N_ROOMS`` values appended, and the card MLP gets
-one more input column (0 for suspects and weapons). ``room_values=2`` also adds, to the logits of
-``enter r``, ``toward r``, ``stay`` (the room I am in) and ``passage`` (its partner), a learned
-multiple of ``log(value + ROOM_VALUE_FLOOR)`` of that room (four learned scalars, one per kind of
-action): the planner heads for the room worth most per turn, a ratio that is a difference of logs.
-:func:`widen_for_room_values` turns a trained network into one that computes exactly the same
-function until the new weights move.
+A network may also read a move planner's scores (``DeductionAgent``, R30-R31), each mode adding on:
 
-``room_values=3`` is ``room_values=2`` that also reads the planner's score of each move action at
-this decision (:data:`MOVE_SCORES` inputs after the room values: ``enter r`` and ``toward r`` for
-each room, ``stay``, ``passage``; the room's value per turn of travel, 0 for an action the planner
-does not weigh, see ``DeductionAgent.move_scores``) and adds a learned multiple of
-``log(score + MOVE_SCORE_FLOOR)``, less the same of the best-scored move, to that action's logit
-(four more scalars, one per kind; the best-scored move gets 0, so however large the scalars grow
-the term ranks the moves as the planner does). The network still makes every decision; how far it
-follows the planner's scores is what it learns.
-With ``floor_squares`` the moves to a chosen square (the codec's ``move`` block, which the planner
-never scores) are scored at the floor too, with the ``toward`` scalar: otherwise they get 0, above
-every scored move but the best, and fitted scalars push a classic network onto single squares (the
-4-player probe in docs/strength.md). Off by default, so files that do not set it play without it.
-With ``roll_scores`` the roll (R11, classic: the start of a turn, before the die) is scored too, with the
-``toward`` scalar, as its best ``toward`` score: rolling is worth heading for the best room. A planner
-whose scores at the start of a turn rank the rooms by what rolling and heading there is worth
-(``deduction:moves=own``) then puts staying (R21) or the passage (R20) above the roll exactly when it
-would take them; without it the roll keeps 0 and only the network's own logit weighs it against them.
-Off by default, so the files written before it play as they did.
-:func:`add_move_scores` turns a ``room_values=2`` network into one, computing the same function
-until the four new scalars move.
+* ``room_values=1``: per room card, the planner's value of a visit (one more card input);
+* ``room_values=2``: a learned multiple of ``log(value + ROOM_VALUE_FLOOR)`` added to ``enter r``,
+  ``toward r``, ``stay`` and ``passage`` (four scalars): the planner heads for the room worth most
+  per turn, a ratio that is a difference of logs;
+* ``room_values=3``: each move's score (:data:`MOVE_SCORES`), as a learned multiple of its log less
+  the best move's, so the term ranks the moves as the planner does however large the scalars grow.
+  ``floor_squares`` scores the square moves (never scored by the planner) at the floor, not 0, which
+  would put them above every scored move but the best; ``roll_scores`` scores the roll as its best
+  ``toward`` score. Both are off by default;
+* ``room_values=4``: likewise each suggestion's score (:data:`SUGGEST_SCORES`).
 
-``room_values=4`` is ``room_values=3`` that also reads the planner's score of each suggestion at a
-suggestion decision (:data:`SUGGEST_SCORES` inputs after the move scores, in the codec's ``suggest``
-order: the suggestion's expected information in the room I am in, 0 at any other decision, see
-``DeductionAgent.suggest_scores``) and adds one learned multiple of
-``log(score + SUGGEST_SCORE_FLOOR)``, less the same of the best-scored suggestion, to each
-``suggest`` logit (all zero away from a suggestion: the term is then 0).
-:func:`add_suggest_scores` turns a ``room_values=3`` network into one, computing the same function
-until the new scalar moves.
-
-Pure torch (no SB3): the ``ppo`` agent loads it on its own, and SB3's policy wraps it.
+:func:`widen_for_room_values`, :func:`add_move_scores` and :func:`add_suggest_scores` turn a network
+into the next mode computing the same function until the new weights move; how far it follows the
+planner is what it learns. Pure torch (no SB3): the ``ppo`` agent loads it alone; SB3's policy wraps it.
 """
 
 from __future__ import annotations
@@ -379,8 +351,10 @@ def add_suggest_scores(base: CluePolicyNet) -> CluePolicyNet:
 
 
 def with_roll_scores(base: CluePolicyNet, roll_scores: bool = True) -> CluePolicyNet:
-    """A copy of ``base`` (the same weights) with ``roll_scores`` set as given (module docstring):
-    no new weights, so only how the roll is scored changes."""
+    """A copy of ``base`` (the same weights) with ``roll_scores`` set as given: no new weights, so
+    only how the roll is scored changes. Rolling is worth heading for the best room, so with a
+    planner that ranks the rooms by rolling and heading there (``deduction:moves=own``) staying (R21)
+    or the passage (R20) ranks above the roll exactly when the planner would take it."""
     net = CluePolicyNet(**{**base.config(), "roll_scores": roll_scores})
     net.load_state_dict(base.state_dict())
     net.train(base.training)

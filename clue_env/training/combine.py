@@ -10,8 +10,7 @@ another network of the same layout unchanged: refitting it with the other networ
 gives the same weights bit for bit. This tool saves that refit: the new file has the network's
 weights and meta, the head's weights and meta as they are, and a ``combined`` entry naming both
 sources (with their SHA-256) and the command. Both files are checked as :func:`load_policy` and
-:func:`load_accusation` check them; a head file without a head is refused; the output is written
-atomically, so a refused call leaves no file.
+:func:`load_accusation` check them (a head file without a head is refused); a refused call leaves no file.
 
 ``--head A,B`` (several files) writes one head that bags theirs: it accuses where the mean of their
 stop-minus-wait logits is above zero (:func:`~clue_env.policy.accusation_net.bag_heads`; a head of
@@ -21,9 +20,8 @@ feature set 3 beside one of set 5 reads set 3's columns, the first ones). Its me
 ``--no-head`` (instead of ``--head``) writes the network alone, without any head: how a network
 file such as ``models/clue_ppo_2p.pt`` is cut out of a run whose policy carries its ``init``'s head.
 
-``--reference`` writes the new file naming the network file (which must be in the same folder as
-``--out``) and its SHA-256 instead of carrying its weights: 0.1-0.2 MB instead of 2 MB, the way the
-shipped files that share a network are written (:mod:`clue_env.policy.checkpoint`).
+``--reference`` names the network file (in ``--out``'s folder) and its SHA-256 instead of carrying
+its weights, as the shipped files that share a network do (:mod:`clue_env.policy.checkpoint`).
 
 ``--planner tells=0.35,pull=avoid`` sets the file's ``meta["planner"]``: the ``deduction`` planner a
 network that reads planner inputs (``room_values`` 1-4) gets in play (``tells`` a number in (0, 1],

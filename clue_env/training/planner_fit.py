@@ -21,15 +21,13 @@ suggestion-score weight (``suggestions``) of a network that already reads them a
 weighted 1 and the other phases 0.25; with ``fit_only_new`` only the newest weights move (the
 room-value column and, for mode 2, its four logit weights; for mode 3 the four move-score weights;
 for mode 4 the suggestion-score weight). The last whole chunks of games are held out, and the
-held-out agreement with the teacher before and after the fit is the stage's evaluation
-(:func:`phase_accuracy`).
+held-out agreement with the teacher before and after is the evaluation (:func:`phase_accuracy`).
 
 :func:`run_planner_fit` is the recipe stage (``room_values`` and ``refit_scores`` kinds,
 :mod:`clue_env.training.recipe`): it records in chunks kept on disk (a resumed stage records only
 the missing ones), fits and saves the fitted copy with the policy file's accusation head and the
-teacher's planner parameters as its ``meta["planner"]``. ``benchmarks/room_value_probe.py`` is the
-diagnostic built on the same functions. Agents are injected (``factory_for(spec)``): ``clue_env``
-never imports ``agents``.
+teacher's planner parameters as its ``meta["planner"]``. Agents are injected
+(``factory_for(spec)``): ``clue_env`` never imports ``agents``.
 """
 
 from __future__ import annotations

@@ -2,59 +2,31 @@
 
     python train.py --recipe classic_4p --out DIR [--resume] [--smoke] [--deps DIR]
 
-A recipe is a YAML file, ``configs/recipes/NAME.yaml``::
+A recipe is a YAML file, ``configs/recipes/NAME.yaml`` (its format: docs/training.md, "Recipes"):
+``name``, ``about``, ``outputs`` (the files written at the top of DIR, ``policy`` required: each
+``{stage: NAME, file: FILE}``) and ``stages``, each with a ``name`` and a ``kind`` (:data:`STAGE_KINDS`):
 
-    name: classic_4p                  # the file's name
-    about: what it builds             # optional
-    outputs:                          # the files written at the top of DIR; `policy` (policy.pt) is required
-      policy: {stage: mixed, file: policy.pt}
-      network: {stage: network, file: clue_ppo_4p.pt}
-    stages:
-      - name: head4p
-        kind: train                   # a training config (imitation, DAgger, PPO, accusation head)
-        config: configs/train/accusation_classic_4p_v5.yaml
-        init: {recipe: classic, output: network}
-        smoke: {accusation: {games: 8}}
-      - name: mixed
-        kind: combine
-        network: {stage: ...}
-        head: [{recipe: classic, output: mixed}, {stage: head4p}]
-
-**Stage kinds** (:data:`STAGE_KINDS`):
-
-* ``train``: one ``train.py`` config (``config``, a path from the repository root), its ``init`` replaced
-  by the stage's ``init`` input (a config that names an ``init`` file needs one). ``smoke`` is merged over
-  the config under ``--smoke`` (after :data:`SMOKE_TRAIN`). Resumes as ``train.py --resume`` does.
-* ``room_values``: the network of ``policy`` widened to read a teacher planner's room values (``mode`` 2),
-  move scores (3) or suggestion scores (4), fitted on decisions the teacher labelled
-  (:mod:`clue_env.training.planner_fit`); ``refit_scores``: its move-score (``moves``) and/or
-  suggestion-score (``suggestions``) weights fitted again, ``roll_scores`` set. ``smoke`` replaces
-  ``games`` and ``epochs``. Resumes from its recorded chunks.
+* ``train``: one ``train.py`` config (``config``, a path from the repository root), its ``init``
+  replaced by the stage's ``init`` input; ``smoke`` is merged over it under ``--smoke`` (after
+  :data:`SMOKE_TRAIN`). Resumes as ``train.py --resume`` does.
+* ``room_values`` / ``refit_scores``: a network widened to read a teacher planner's scores, or its
+  score weights fitted again (:mod:`clue_env.training.planner_fit`). Resumes from its recorded chunks.
 * ``combine``: the network of ``network`` beside the accusation head of ``head`` (one input, a list
-  bagged into one head, or ``null`` for none), with ``planner`` as its ``meta["planner"]``; with ``link:
-  NAME.pt`` the file names a copy of the network file, ``NAME.pt`` in the stage's folder, instead of
-  carrying its weights (:mod:`clue_env.training.combine`).
+  bagged into one head, or ``null``), with ``planner`` as its ``meta["planner"]``; with ``link:
+  NAME.pt`` the file names a copy of the network file instead of carrying its weights.
 
-``room_values``, ``refit_scores`` and ``combine`` stages may have an ``eval`` (``opponents``, ``players``,
-``rules``, ``games``, ``seed``): the stage's file in one seat against each opponent (2 games under
-``--smoke``); a ``train`` stage evaluates as its config says.
+Stages other than ``train`` may have an ``eval`` (the stage's file in one seat against ``opponents``).
+**Inputs** are ``{stage: NAME}`` (an earlier stage's file; ``output: network`` the network file a
+linking ``combine`` wrote) or ``{recipe: NAME, output: NAME}`` (another recipe's output, built or
+resumed first in ``--deps`` or ``DIR/deps``), never a path: a recipe starts from nothing and plays
+no file of ``models/`` (an agent spec ``ppo...`` is refused).
 
-**Inputs** are ``{stage: NAME}`` (an earlier stage's file; ``{stage: NAME, output: network}`` the network
-file a ``combine`` with ``link`` wrote) or ``{recipe: NAME, output: NAME}`` (another recipe's output: that
-recipe is built or resumed first in ``DEPS/NAME``, ``DEPS`` being ``--deps`` or ``DIR/deps``), never a
-path: a recipe starts from nothing, not from a file in ``models/``; nor does it play one (an agent spec
-``ppo...`` is refused).
-
-**The run directory**: ``recipe.json`` (the recipe, ``--smoke``, commit, package versions, each session,
-the outputs' SHA-256), ``stages/NN_NAME/`` for each stage with its ``run.json`` (the stage's settings
-and inputs, seed, commit, package versions, wall time, evaluation) and ``done.json``, written atomically
-last, and the outputs at the top (``DIR/policy.pt`` plays as ``ppo:DIR/policy.pt``; a file that names its
-network file finds it beside it). ``--resume`` skips every done stage (a done stage whose settings or
-inputs changed since is refused: move its folder away to make it again) and resumes an interrupted one.
-
-Every check (each recipe of the chain, each config, every agent spec, the run directory) is made before
-any work. Agents and evaluations are injected (``factory_for``, ``evaluate``): ``clue_env`` never imports
-``agents``.
+**The run directory**: ``recipe.json`` (the recipe, commit, package versions, the outputs' SHA-256),
+``stages/NN_NAME/`` with each stage's ``run.json`` and its ``done.json`` (written atomically last),
+and the outputs at the top (``DIR/policy.pt`` plays as ``ppo:DIR/policy.pt``). ``--resume`` skips
+every done stage (one whose settings or inputs changed is refused: move its folder away to make it
+again) and resumes an interrupted one. Every check is made before any work. Agents and evaluations
+are injected (``factory_for``, ``evaluate``): ``clue_env`` never imports ``agents``.
 """
 
 from __future__ import annotations

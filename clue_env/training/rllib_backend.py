@@ -1,18 +1,13 @@
 """The PPO stage on Ray RLlib (``backend: rllib``; the ``[ray]`` extra; docs/distributed.md).
 
 The same stage as the SB3 path (:func:`~clue_env.training.run_support.run_ppo`'s chunk loop,
-driving :class:`RLlibBackend`), on RLlib's new API stack: the single-learner adapter env
-(:class:`~clue_env.training.adapter.SingleLearnerEnv`, registered with Ray, its opponents played
-inside the env runners) seen through :class:`~clue_env.training.rllib_module.MaskedObsEnv`, the
-project's network as :class:`~clue_env.training.rllib_module.CluePolicyModule`, started from the
-imitation (or ``init``) weights. The run directory is the SB3 path's (eval.jsonl, curve.png,
-policy_<steps>.pt, TensorBoard under tb/), with the PPO state in ``checkpoints/rllib/``:
-
-    checkpoints/rllib/latest/     RLlib's checkpoint (Algorithm.save_to_path, msgpack state files)
-                                  plus progress.json (chunks done, learner timesteps), written
-                                  into a fresh directory that is then renamed over ``latest``
-    checkpoints/state.json        how far PPO got (a summary for people)
-    rllib_placement.json          the node of each env runner (ray's node id and IP)
+driving :class:`RLlibBackend`), on RLlib's new API stack: the single-learner adapter env (its
+opponents played inside the env runners) seen through
+:class:`~clue_env.training.rllib_module.MaskedObsEnv`, the project's network as
+:class:`~clue_env.training.rllib_module.CluePolicyModule`, started from the imitation (or ``init``)
+weights. The run directory is the SB3 path's, with RLlib's checkpoint and progress.json in
+``checkpoints/rllib/latest/`` (written to a fresh directory renamed over it), ``checkpoints/state.json``
+(how far PPO got) and ``rllib_placement.json`` (the node of each env runner).
 
 The config's ``ppo`` hyper-parameters map onto RLlib's PPO as follows: ``learning_rate`` -> lr,
 ``gamma``, ``gae_lambda`` -> lambda_, ``clip_range`` -> clip_param, ``n_epochs`` -> num_epochs,

@@ -1,19 +1,17 @@
 """The browser's replay page: ``POST /api/replays``, ``GET /api/replays/{id}`` and ``/replay``.
 
 A replay is a finished game (``evaluate.py --replays``), so every card in it may be shown (R31
-concerns a game still running). The server holds no other route to a replay: a replay is only
-ever what a client uploads. A web game in progress cannot be turned into one, and a game id
-means nothing here.
+concerns a game still running). A replay is only ever what a client uploads: a web game in
+progress cannot be turned into one, and a game id means nothing here.
 
 ``POST /api/replays`` takes a replay file's JSON as its body (at most :data:`MAX_REPLAY_BODY`
 bytes). The server checks it (:func:`clue_env.replay.parse_replay`: bounded JSON, at most
 :data:`clue_env.replay.MAX_STEPS` steps, small plain accounts) and plays it again with the
 current code (:class:`clue_env.replay.Playback`). A malformed file gets 400 and a stale one 422,
 each with the message that ``play.py --replay`` prints. A replay that plays back is kept in a
-small store (:class:`ReplayStore`) under a random id. Loading the same file again gives the same
-id. Each client may send :data:`UPLOAD_BURST` replay files at once, then one every
-:data:`UPLOAD_INTERVAL` seconds (429 beyond that).
-The answer is ``{"replay": ID, "steps": N, "seats": [...], "outcome": {...}, ...}``.
+small store (:class:`ReplayStore`) under a random id (the same file again: the same id). Each
+client may send :data:`UPLOAD_BURST` files at once, then one every :data:`UPLOAD_INTERVAL` seconds
+(429 beyond that). The answer is ``{"replay": ID, "steps": N, "seats": [...], "outcome": {...}, ...}``.
 
 ``GET /api/replays/{id}?step=K&view=all|public|player_k`` returns position ``K`` (the game after
 ``K`` decisions, 0: the deal) as that view sees it, worded as in the terminal stepper
