@@ -26,7 +26,7 @@ DEFAULT_GAMES = 480  # a whole number of 24-game seating cycles for the four def
 DEFAULT_JSON = "results/evaluate.json"
 DEFAULT_CHART = "results/evaluate.png"
 
-write_json_atomic = write_json  # the name this module used to define
+write_json_atomic = write_json  # another name for write_json, for callers that import it from here
 __all__ = ["check_output", "main", "write_json_atomic", "write_output"]
 
 

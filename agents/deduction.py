@@ -193,13 +193,13 @@ def peek_gain(samples: np.ndarray, board_loc: int, env_loc: int, known: list[int
 #: bounds of the agent's parameters (``deduction:samples=N``, ``deduction:exact_budget=N``)
 MAX_SAMPLES = 4096
 MAX_EXACT_BUDGET = 1_000_000
-#: the ``pull`` experiment's modes (see the module docstring)
+#: the ``pull`` modes (see the module docstring)
 PULL_MODES = ("far", "next", "avoid")
-#: the ``deny`` experiment's largest weight
+#: the largest ``deny`` weight
 MAX_DENY = 10.0
 #: ``tells``: how many deals are drawn for each one kept after the reweighting
 TELL_OVERSAMPLE = 4
-#: the ``plan`` experiment's modes (see the module docstring)
+#: the ``plan`` modes (see the module docstring)
 PLAN_MODES = ("roll", "move")
 #: ``shows``: how its information estimate expects a refuter to choose (R27)
 SHOWS_MODES = ("any", "repeat")
@@ -521,7 +521,7 @@ class DeductionAgent(Agent):
         other decision. With ``pull=avoid`` a suggestion that would call an opponent's token into
         the room (R26) scores ``1 - pull_tol`` times that, so a best-scored suggestion is again one
         :meth:`act` may make: it calls an opponent in only when every other suggestion is worth
-        ``pull_tol`` less. (The ``deny`` experiment and the other ``pull`` modes are not in the
+        ``pull_tol`` less. (``deny`` and the other ``pull`` modes are not in the
         scores: with neither, :meth:`act` suggests a best-scored one.) Feeds the evidence as
         :meth:`act` does and chooses nothing: the ``ppo`` agent reads these as network inputs
         (``room_values=4``). Only the seat's view is read (R31)."""

@@ -299,7 +299,7 @@ def _play_index(
     schedule: Schedule, rules: Any, seed: int, index: int, agent_seed: int, control: str | None, replays: str | None = None
 ) -> list[GameResult]:
     """Game ``index``, and its control replay when asked for."""
-    extra: dict[str, Any] = {"replays": replays} if replays is not None else {}  # the default call stays as it was
+    extra: dict[str, Any] = {"replays": replays} if replays is not None else {}  # passed only when asked for
     main = play_game(schedule, rules, seed, index, agent_seed, **extra)
     if control is None:
         return [main]

@@ -15,7 +15,7 @@ bootstrap resample of the recorded games, whose logits are averaged (a fit on a 
 is noisy, and a wrong accusation loses the game outright: averaging steadies the decision).
 
 Stored inside a policy file under the key ``"accusation"`` (see
-:mod:`clue_env.policy.checkpoint`); a policy file without one plays as before.
+:mod:`clue_env.policy.checkpoint`); a policy file without one accuses as its network does.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class Bag(nn.Module):
 
 
 def _part(d: int, h: int, members: int) -> nn.Module:
-    return _mlp(d, h) if members == 1 else Bag(d, h, members)  # one member: the original layout (older files load)
+    return _mlp(d, h) if members == 1 else Bag(d, h, members)  # one member: a plain MLP, as single-member files store it
 
 
 def members_of(part: nn.Module) -> list[nn.Module]:
