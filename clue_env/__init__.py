@@ -11,19 +11,24 @@ from __future__ import annotations
 
 from .engine.config import RulesConfig, load_rules
 from .engine.errors import ClueError, ConfigError, IllegalActionError, InvalidActionTextError, InvalidDealError
-from .env import IllegalMoveError, env, raw_env
+from .env import ENV_VERSION, IllegalMoveError, env, raw_env
 
 __version__ = "0.1.0"
 
 
 def _register() -> None:
-    """Register ``clue/clue-v0`` with ``pettingzoo.make`` where that exists (pettingzoo >= 1.27)."""
+    """Register ``clue/clue-vN`` with ``pettingzoo.make`` where that exists (pettingzoo >= 1.27), and
+    ``clue_env/Clue-vN``, one learning seat against agents (:mod:`clue_env.single_seat`), with Gymnasium."""
+    import gymnasium
+
+    if f"clue_env/Clue-v{ENV_VERSION}" not in gymnasium.registry:  # the entry point is a string: agents is not imported
+        gymnasium.register(id=f"clue_env/Clue-v{ENV_VERSION}", entry_point="agents.gym_env:make_env")
     try:
         from pettingzoo import register
     except ImportError:  # older pettingzoo: no registry
         return
     try:
-        register("aec", "clue/clue-v0", entry_point="clue_env:env")
+        register("aec", f"clue/clue-v{ENV_VERSION}", entry_point="clue_env:env")
     except Exception:  # noqa: BLE001 - already registered in this process
         pass
 
@@ -33,6 +38,7 @@ _register()
 __all__ = [
     "ClueError",
     "ConfigError",
+    "ENV_VERSION",
     "IllegalActionError",
     "IllegalMoveError",
     "InvalidActionTextError",

@@ -63,6 +63,12 @@ RESET_OPTION_KEYS = ("envelope", "hands", "board_cards", "tokens", "weapons")
 API_PROBE_OPTION = "options"
 
 
+#: the env's version: bumped, with a row in the version history, whenever a change can alter learning
+#: results (the observation or action layout, the rewards); names ``clue_vN``, ``clue/clue-vN`` and
+#: ``clue_env/Clue-vN`` (tests/test_env_version.py pins the layouts to it)
+ENV_VERSION = 0
+
+
 class IllegalMoveError(IllegalActionError):
     """An action that is illegal for the acting agent; raised by ``raw_env.step``."""
 
@@ -70,7 +76,11 @@ class IllegalMoveError(IllegalActionError):
 class raw_env(AECEnv):
     """The bare Clue AEC environment (see the module docstring)."""
 
-    metadata: dict[str, Any] = {"name": "clue_v0", "render_modes": ["human", "ansi", "rgb_array"], "is_parallelizable": False}
+    metadata: dict[str, Any] = {
+        "name": f"clue_v{ENV_VERSION}",
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "is_parallelizable": False,
+    }
 
     def __init__(
         self,
@@ -405,7 +415,7 @@ class raw_env(AECEnv):
         pass
 
     def __str__(self) -> str:
-        return f"clue_v0({self.num_players} players, {self.rules.name})"
+        return f"{self.metadata['name']}({self.num_players} players, {self.rules.name})"
 
 
 def _card_of_kind(name: Any, kind: str, option: str) -> int:
