@@ -14,14 +14,40 @@ RAY_STAMP := $(RAY_VENV)/.installed
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 # cpu: fail if the torch installed is a CUDA build (the default with a CPU index); any: just say which
 TORCH_BUILD ?= $(if $(filter %/cpu,$(TORCH_INDEX)),cpu,any)
+TORCH_VERSION := $(shell sed -n 's/^torch==\([^ #]*\).*/\1/p' constraints.txt)
+# TORCH_INDEX is probed once (15 s, proxy variables honoured) rather than left to pip, which retries an
+# unreachable index 5 times for every package. Unreachable: torch comes from pip's own sources instead,
+# as the CPU build (torch==VERSION+cpu, e.g. a local wheel) where TORCH_BUILD=cpu, and the set-up stops
+# with the escapes if they have none (never a silent 2.7 GB CUDA download).
+define install_torch
+	@if [ -z "$(TORCH_INDEX)" ]; then \
+		echo "$(1)/pip install -c constraints.txt torch"; \
+		$(1)/pip install -q -c constraints.txt torch; \
+	elif $(1)/python -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1].rstrip("/") + "/torch/", timeout=15)' "$(TORCH_INDEX)" 2>/dev/null; then \
+		echo "$(1)/pip install --index-url $(TORCH_INDEX) -c constraints.txt torch"; \
+		$(1)/pip install -q --index-url $(TORCH_INDEX) -c constraints.txt torch; \
+	else \
+		spec="torch==$(TORCH_VERSION)$(if $(filter cpu,$(TORCH_BUILD)),+cpu)"; \
+		echo "note: PyTorch's index $(TORCH_INDEX) cannot be reached: trying $$spec from pip's own sources" >&2; \
+		$(1)/pip install -q -c constraints.txt "$$spec" || { \
+			echo "error: no $$spec from pip's own sources either. Either reach $(TORCH_INDEX), or take torch from" >&2; \
+			echo "  pip's sources as they are: make $(or $(MAKECMDGOALS),setup) TORCH_INDEX=   (on Linux, PyPI's CUDA build: ~2.7 GB)" >&2; \
+			exit 1; }; \
+	fi
+endef
 
-.PHONY: setup setup-ray run test test-ray ray-cluster lint bench train-bench random-games play web clean
+# the documentation site: strict (-W: any warning fails; -n: every cross-reference must resolve), rebuilt
+# from scratch (-E) so every page's warnings show on every run; output in docs/_build (git-ignored)
+DOCS_OUT ?= docs/_build/html
+SPHINX := $(BIN)/sphinx-build -E -W --keep-going -n -q -b html docs $(DOCS_OUT)
+
+.PHONY: setup setup-ray run test test-ray ray-cluster lint bench train-bench random-games play web docs clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) -c constraints.txt torch
-	$(BIN)/pip install -q -c constraints.txt -e ".[dev,train,play]"
+	$(call install_torch,$(BIN))
+	$(BIN)/pip install -q -c constraints.txt -e ".[dev,train,play,docs]"
 	$(BIN)/python -c 'import sys, torch; c = torch.version.cuda; print("torch", torch.__version__, f"(CUDA {c} build)" if c else "(CPU build)"); sys.exit("error: a CUDA build of torch, not the CPU build" if c and sys.argv[1] == "cpu" else 0)' $(TORCH_BUILD)
 	touch $(STAMP)
 
@@ -30,7 +56,7 @@ setup: $(STAMP)
 $(RAY_STAMP): pyproject.toml constraints.txt
 	$(PY) -m venv $(RAY_VENV)
 	$(RAY_VENV)/bin/pip install -q --upgrade pip
-	$(RAY_VENV)/bin/pip install -q $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) -c constraints.txt torch
+	$(call install_torch,$(RAY_VENV)/bin)
 	$(RAY_VENV)/bin/pip install -q -c constraints.txt -e ".[dev,train,ray]"
 	$(RAY_VENV)/bin/pip check
 	touch $(RAY_STAMP)
@@ -44,6 +70,7 @@ test: setup setup-ray
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(SPHINX)
 	$(BIN)/python -m pytest
 	$(RAY_VENV)/bin/python -m pytest -m rllib tests/test_rllib.py
 
@@ -54,6 +81,10 @@ test-ray: setup-ray
 # a two-node Ray cluster on this machine: a short RLlib run with env runners on both nodes (benchmarks/ray_cluster.py)
 ray-cluster: setup-ray
 	$(RAY_VENV)/bin/python benchmarks/ray_cluster.py
+
+# the documentation site, built strictly into docs/_build/html (open index.html there)
+docs: setup
+	$(SPHINX)
 
 play: setup
 	$(BIN)/python play.py
@@ -75,4 +106,4 @@ random-games: setup
 	$(BIN)/python benchmarks/random_games.py --games 10000
 
 clean:
-	rm -rf $(VENV) $(RAY_VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(RAY_VENV) .pytest_cache .ruff_cache docs/_build

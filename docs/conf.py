@@ -1,0 +1,50 @@
+"""Sphinx configuration of the clue_env documentation site (``make docs``; strict in ``make test``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+sys.path.insert(0, str(DOCS.parent))  # clue_env and agents from this checkout
+sys.path.insert(0, str(DOCS / "_ext"))
+
+project = "clue_env"
+author = "clue_env contributors"
+copyright = "clue_env contributors, MIT License"
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",
+    "clue_tables",  # docs/_ext/clue_tables.py: the env page's tables, generated from the code
+]
+
+source_suffix = {".md": "markdown"}
+root_doc = "index"
+exclude_patterns = ["_build", "_ext", "**/.ipynb_checkpoints"]
+
+# MyST: GitHub-style heading anchors, so that page.md#a-heading links work on GitHub and here alike
+myst_heading_anchors = 4
+myst_enable_extensions = ["colon_fence", "deflist"]
+
+html_theme = "furo"
+html_title = "clue_env"
+html_static_path: list[str] = []
+
+# autodoc: signatures without type hints (they name numpy, gymnasium and pettingzoo classes this
+# site has no pages for); the hints stay in the descriptions of the members that document them
+autodoc_typehints = "description"
+autodoc_typehints_description_target = "documented"
+autodoc_member_order = "bysource"
+autodoc_default_options = {"members": True, "undoc-members": False, "show-inheritance": False}
+napoleon_google_docstring = True
+napoleon_numpy_docstring = False
+
+# Strict mode (-n -W): every internal cross-reference must resolve. Types of the libraries this
+# site does not document (no network, so no intersphinx) are the only names let through.
+nitpicky = True
+nitpick_ignore_regex = [
+    (r"py:.*", r"(numpy|np|gymnasium|pettingzoo|torch|collections|typing|typing_extensions|pathlib|argparse|random)(\..*)?"),
+    (r"py:.*", r"(AECEnv|Any|Callable|Iterable|Iterator|Mapping|Sequence|Path|ndarray|Generator|Self|NDArray|ArrayLike)"),
+]
