@@ -233,6 +233,12 @@ class SeatLoop(gym.Env):
         """The learner's legal actions (for sb3-contrib's MaskablePPO), as booleans."""
         return self._mask.astype(bool)
 
+    def seat_info(self) -> dict[str, Any]:
+        """What ``env.last()`` gives the learner's seat in the AEC env as its info (its
+        :class:`~clue_env.seat_view.SeatView` under ``"seat_view"``): what a scripted agent's
+        ``act`` needs, e.g. as a teacher to imitate."""
+        return self.env.infos[self.learner]
+
     def action_to_text(self, index: int) -> str:
         """SPEC text form of a flat action index."""
         return self.env.action_to_text(index)
