@@ -7,6 +7,9 @@
 - ``clue-action-table``: the flat action space's segments, from ``clue_env.codec.default_codec()``,
   with the text forms of each segment's first and last index.
 - ``clue-rules-table``: every ``RulesConfig`` field with its value in each preset and its comment.
+- ``clue-policies-table`` (option ``:strength:``): the shipped policy files from ``models/manifest.yaml``:
+  which file ``ppo`` / ``ppo_accuse`` play for each configuration, or each file's measured rows with
+  the commands that measured them.
 """
 
 from __future__ import annotations
@@ -188,9 +191,48 @@ class RulesTable(SphinxDirective):
         return [table(["field", "classic", "edition2023", "meaning"], rules_rows(), [3, 2, 2, 8])]
 
 
+def policy_rows() -> list[list[str]]:
+    from agents.manifest import load_manifest
+
+    rows = []
+    for p in load_manifest().policies:
+        groups: dict[tuple[str, str], list[int]] = {}
+        for spec, rules, n in p.plays:
+            groups.setdefault((spec, rules), []).append(n)
+        for (spec, rules), counts in groups.items():
+            network = f"`models/{p.network}`" if p.network else "(its own)"
+            players = ", ".join(map(str, sorted(counts)))
+            rows.append([f"`{spec}`", rules, players, f"`models/{p.file}`", network, f"`{p.recipe}`"])
+    return rows
+
+
+def strength_rows() -> list[list[str]]:
+    from agents.manifest import load_manifest
+
+    rows = []
+    for p in load_manifest().policies:
+        for r in p.strength:
+            lo, hi = r["ci95"]
+            commands = " ; ".join(f"`{c}`" for c in r["commands"])
+            rate = f"{100 * r['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
+            rows.append([f"`models/{p.file}`", r["lineup"], rate, f"{r['games']:,}", commands])
+    return rows
+
+
+class PoliciesTable(SphinxDirective):
+    has_content = False
+    option_spec = {"strength": lambda arg: True}
+
+    def run(self) -> list[nodes.Node]:
+        if "strength" in self.options:
+            return [table(["file", "line-up", "win rate [95% interval]", "games", "command"], strength_rows(), [3, 4, 2, 1, 8])]
+        return [table(["spec", "rules", "players", "file", "network it links", "recipe"], policy_rows(), [1, 2, 1, 4, 3, 4])]
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("clue-env-header", EnvHeader)
     app.add_directive("clue-observation-table", ObservationTable)
     app.add_directive("clue-action-table", ActionTable)
     app.add_directive("clue-rules-table", RulesTable)
+    app.add_directive("clue-policies-table", PoliciesTable)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
