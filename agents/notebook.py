@@ -74,8 +74,7 @@ class NotebookAgent(Agent):
     def envelope_candidates(self, view: SeatView) -> list[list[int]]:
         """Per kind, the cards its notebook still leaves possible for the envelope (the ones it
         would accuse with once each list has one card), from its own ``view`` (R31). Reads the
-        log as :meth:`act` does and chooses nothing; for diagnostics such as
-        ``benchmarks/accusation_bound.py``."""
+        log as :meth:`act` does and chooses nothing, so diagnostics may read it too."""
         self._board_game = bool(view.board_card_rooms)
         self._read_log(view.events)
         return self.candidates(view)

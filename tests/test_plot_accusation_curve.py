@@ -1,54 +1,12 @@
-"""benchmarks/teacher_agreement.py: decisions grouped by phase from the action mask, and agreement
-of an agent with a shadow of itself (issue 15: where a gain over the teacher comes from)."""
+"""benchmarks/plot_accusation_curve.py: the accusation head's held-out curve, read from a train.py log
+or a run's ``accusation/fit.json``, and drawn."""
 
 from __future__ import annotations
 
 import os
 import sys
 
-import numpy as np
-
-import clue_env
-from clue_env.codec import default_codec
-
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
-import teacher_agreement  # noqa: E402
-
-CODEC = default_codec()
-
-
-def _mask(*indices: int) -> np.ndarray:
-    m = np.zeros(CODEC.n, dtype=np.int8)
-    m[list(indices)] = 1
-    return m
-
-
-def test_phase_of_reads_the_mask_r26_r27_r28():
-    assert teacher_agreement.phase_of(_mask(CODEC.SHOW + 3, CODEC.SHOW + 5), CODEC) == "refute"
-    assert teacher_agreement.phase_of(_mask(CODEC.SUGGEST, CODEC.END, CODEC.ACCUSE), CODEC) == "suggest"
-    assert teacher_agreement.phase_of(_mask(CODEC.ROLL, CODEC.ACCUSE + 7), CODEC) == "move"
-    assert teacher_agreement.phase_of(_mask(CODEC.END, CODEC.ACCUSE + 7), CODEC) == "accuse/end"
-
-
-def test_phases_cover_every_decision_of_a_real_game():
-    env = clue_env.raw_env(num_players=3)
-    env.reset(seed=4)
-    seen = set()
-    rng = np.random.default_rng(0)
-    while not env.game.over and env.game.turn < 60:
-        obs = env.observe(env.agent_selection)
-        m = obs["action_mask"].copy()
-        seen.add(teacher_agreement.phase_of(m, CODEC))
-        m[CODEC.accuse_slice] = 0
-        env.step(int(rng.choice(np.flatnonzero(m))))
-    assert {"move", "accuse/end"} <= seen <= set(teacher_agreement.PHASES)
-
-
-def test_a_teacher_measured_against_itself_counts_every_decision():
-    r = teacher_agreement.measure("deduction", "deduction", "random", 3, "classic", 2, 0, 5, 1)
-    assert r["decisions"] == sum(p["decisions"] for p in r["phases"].values()) > 0
-    assert 0.0 <= r["agreement"] <= 1.0
-    assert r["accusations_teacher_would_not_make"] >= 0 and r["games"] == 2
 
 
 def test_plot_accusation_curve_reads_logs_and_fit_json(tmp_path):

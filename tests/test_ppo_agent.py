@@ -74,7 +74,7 @@ def test_shipped_policies_are_present_small_and_load(path):
     assert os.path.isfile(path), f"{path} is missing"
     assert os.path.getsize(path) < 8 * 1024 * 1024
     net, meta = load_policy(path)
-    # made by train.py, or (the two-player room-value network) fitted by benchmarks/room_value_probe.py
+    # made by train.py, or fitted by the planner-fit script that preceded the recipes (its command in the meta)
     assert meta.get("command", "").startswith(("python train.py", "python benchmarks/room_value_probe.py")) and meta.get("commit")
     assert layout_hash()  # the file matched this layout, or load_policy would have refused it
 

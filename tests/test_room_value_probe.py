@@ -1,20 +1,15 @@
-"""The room-value network (issue 15) and benchmarks/room_value_probe.py: the shipped network widened
-by one per-room input, the planner's room value, fitted beside the network as it is on the same
-decisions; the ``ppo`` agent playing such a network with a planner of its own seat."""
+"""The room-value network: the shipped network widened by inputs read from a planner (its room values,
+move scores and suggestion scores), each widened copy starting as its base; the ``ppo`` agent playing
+such a network with a planner of its own seat. The recipe stages that fit them: test_planner_fit.py."""
 
 from __future__ import annotations
 
-import json
 import os
-import sys
 
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
-import room_value_probe  # noqa: E402
 
 import clue_env  # noqa: E402
 from agents.manifest import MODELS  # noqa: E402
@@ -33,7 +28,7 @@ SHIPPED_POLICY_4P_MIXED = os.path.join(MODELS, "clue_ppo_4p_mixed.pt")
 
 
 def _wide() -> tuple[CluePolicyNet, CluePolicyNet]:
-    base, _ = load_policy(room_value_probe.SHIPPED)
+    base, _ = load_policy(SHIPPED_POLICY_MIXED)
     return base, widen_for_room_values(base)
 
 
@@ -153,61 +148,6 @@ def test_training_refuses_a_room_value_init_except_for_an_accusation_only_run(tm
     assert net.room_values == 1
     assert all(torch.equal(a, b) for a, b in zip(net.state_dict().values(), wide.state_dict().values()))
     assert read_policy_file(out).get("accusation") is not None
-
-
-def test_a_small_probe_records_fits_plays_saves_and_writes_its_figures(tmp_path):
-    out = tmp_path / "probe.json"
-    args = ["--games", "6", "--epochs", "1", "--workers", "1", "--play", "2", "--play-unfitted"]
-    rc = room_value_probe.main([*args, "--save", str(tmp_path / "fits"), "--json", str(out)])
-    assert rc == 0
-    r = json.loads(out.read_text())
-    assert r["decisions"] > r["held_out_decisions"] > 0
-    for key in ("network_as_is", "with_room_values"):
-        assert 0.0 <= r[key]["held_out_move_accuracy_after"] <= 1.0
-    # both copies start from the same function, so they agree before the fit
-    assert r["network_as_is"]["held_out_move_accuracy_before"] == r["with_room_values"]["held_out_move_accuracy_before"]
-    p = r["play"]
-    assert p["games"] == 2 and p["difference"] == pytest.approx(p["with_room_values"] - p["network_as_is"])
-    assert p["difference_vs_unfitted"] == pytest.approx(p["with_room_values"] - p["unfitted"])
-    assert np.isfinite(p["difference_ci95"]).all()
-    saved, _ = load_policy(str(tmp_path / "fits" / "with_room_values.pt"))
-    assert saved.room_values == 1
-
-
-def test_a_two_player_probe_runs(tmp_path):
-    args = ["--players", "2", "--rules", "edition2023", "--teacher", "deduction", "--opponents", "deduction",
-            "--play-opponent", "deduction", "--games", "4", "--epochs", "1", "--workers", "1", "--play", "2"]  # fmt: skip
-    assert room_value_probe.main([*args, "--json", str(tmp_path / "p.json")]) == 0
-    r = json.loads((tmp_path / "p.json").read_text())
-    assert r["players"] == 2 and r["policy"].endswith("clue_ppo_2p_mixed.pt") and r["play"]["opponent"] == "deduction"
-
-
-def test_recorded_decisions_are_kept_and_refused_for_other_games(tmp_path, capsys):
-    data = tmp_path / "d.npz"
-    args = ["--games", "4", "--epochs", "1", "--workers", "1", "--data", str(data)]
-    assert room_value_probe.main([*args, "--json", str(tmp_path / "a.json")]) == 0
-    assert data.exists() and not list(tmp_path.glob("*.tmp.npz"))
-    assert room_value_probe.main([*args, "--json", str(tmp_path / "b.json")]) == 0
-    assert "read " in capsys.readouterr().out
-    a, b = (json.loads((tmp_path / f).read_text()) for f in ("a.json", "b.json"))
-    assert a == b  # the same decisions, split and fits
-    with pytest.raises(SystemExit):
-        room_value_probe.main(["--games", "4", "--seed", "7", "--workers", "1", "--data", str(data)])
-    assert "holds other games" in capsys.readouterr().err
-
-
-def test_a_later_round_fits_the_room_value_network_further(tmp_path):
-    """A saved room-value copy as ``--policy``: it drives the recorded games, only it is fitted, and
-    it is played against itself unfitted."""
-    fits = tmp_path / "fits"
-    base = ["--games", "4", "--epochs", "1", "--workers", "1"]
-    assert room_value_probe.main([*base, "--save", str(fits)]) == 0
-    args = [*base, "--seed", "9", "--policy", str(fits / "with_room_values.pt"), "--play", "2"]
-    args += ["--json", str(tmp_path / "r.json")]
-    assert room_value_probe.main(args) == 0
-    r = json.loads((tmp_path / "r.json").read_text())
-    assert r["policy_reads_room_values"] is True and "network_as_is" not in r
-    assert set(r["play"]) >= {"with_room_values", "unfitted", "difference_vs_unfitted"} and "difference" not in r["play"]
 
 
 def test_fit_only_new_moves_the_room_value_column_alone():
@@ -447,70 +387,6 @@ def test_fit_only_new_in_mode_3_moves_the_move_score_weights_alone():
             assert torch.equal(after[k], v), k
 
 
-def _mode_2_file(tmp_path) -> str:
-    """The shipped two-player network cut back to ``room_values=2`` (its move- and suggestion-score
-    scalars dropped), with its head: a ``--policy`` for ``--mode 3``."""
-    from clue_env.policy.checkpoint import load_accusation
-
-    shipped, _ = load_policy(SHIPPED_POLICY_2P_MIXED)
-    two = CluePolicyNet(**{**shipped.config(), "room_values": 2})
-    two.load_state_dict({k: v for k, v in shipped.state_dict().items() if k not in ("ms_logit", "ss_logit")})
-    path = str(tmp_path / "two.pt")
-    save_policy(path, two, accusation=load_accusation(SHIPPED_POLICY_2P_MIXED))
-    return path
-
-
-def test_a_mode_3_probe_fits_plays_and_saves_a_network_the_ppo_agent_plays(tmp_path):
-    args = ["--players", "2", "--rules", "edition2023", "--teacher", "deduction", "--opponents", "deduction",
-            "--play-opponent", "deduction", "--games", "4", "--epochs", "1", "--workers", "1", "--play", "2",
-            "--mode", "3", "--fit-only-new", "--lr", "1e-2", "--save", str(tmp_path / "fits"),
-            "--policy", _mode_2_file(tmp_path)]  # fmt: skip
-    assert room_value_probe.main([*args, "--json", str(tmp_path / "p.json")]) == 0
-    r = json.loads((tmp_path / "p.json").read_text())
-    assert set(r["play"]) >= {"with_room_values", "unfitted", "difference_vs_unfitted"}
-    path = str(tmp_path / "fits" / "with_room_values.pt")
-    net, _ = load_policy(path)
-    assert net.room_values == 3
-    first = _two_player_game(path, 3)
-    assert first == _two_player_game(path, 3) and len(first) > 5
-    # a recording without move scores is refused for --mode 3
-    old = tmp_path / "old.npz"
-    base = ["--games", "4", "--epochs", "1", "--workers", "1", "--data", str(old)]
-    assert room_value_probe.main(base) == 0
-    with np.load(old) as z:
-        kept = {k: z[k] for k in z.files if k != "ms"}
-    np.savez(old, **kept)
-    with pytest.raises(SystemExit):
-        room_value_probe.main([*base, "--mode", "3", "--skip-as-is"])
-
-
-def test_a_mode_3_probe_widens_a_classic_network_first_and_floors_its_square_moves(tmp_path):
-    """``--mode 3`` on a network without room values (the 4-player classic probe of 2026-12-07): it is
-    widened to ``room_values=2`` with zero new weights, then given move scores with ``--floor-squares``;
-    without ``--skip-as-is`` it is refused, as ``--floor-squares`` is away from mode 3."""
-    args = ["--players", "4", "--rules", "classic", "--teacher", "deduction:plan=roll", "--games", "2", "--epochs", "1",
-            "--workers", "1", "--play", "2", "--mode", "3", "--fit-only-new", "--lr", "1e-2", "--policy",
-            SHIPPED_POLICY_MIXED, "--data", str(tmp_path / "d.npz")]  # fmt: skip
-    with pytest.raises(SystemExit):
-        room_value_probe.main(args)  # fits only the widened copy: --skip-as-is is required
-    assert not (tmp_path / "d.npz").exists()  # refused before a game was recorded
-    saved = [
-        "--skip-as-is",
-        "--floor-squares",
-        "--play-unfitted",
-        "--save",
-        str(tmp_path / "fits"),
-        "--json",
-        str(tmp_path / "p.json"),
-    ]
-    assert room_value_probe.main([*args, *saved]) == 0
-    net, _ = load_policy(str(tmp_path / "fits" / "with_room_values.pt"))
-    assert net.room_values == 3 and net.floor_squares
-    assert "unfitted" in json.loads((tmp_path / "p.json").read_text())["play"]
-    with pytest.raises(SystemExit):
-        room_value_probe.main([*args[:-2], "--mode", "2", "--floor-squares", "--skip-as-is"])
-
-
 def _mode_3() -> CluePolicyNet:
     from clue_env.policy.network import add_move_scores
 
@@ -625,29 +501,6 @@ def test_a_policy_file_names_its_planner_and_a_bad_one_is_refused(tmp_path):
         PPOAgent(0, 2, "edition2023", 3, net=four, planner={"tells": 0.0})
 
 
-def test_a_mode_4_probe_fits_the_suggestion_weight_and_saves_a_tells_planner(tmp_path):
-    args = ["--players", "2", "--rules", "edition2023", "--teacher", "deduction", "--opponents", "deduction",
-            "--games", "4", "--epochs", "1", "--workers", "1", "--mode", "3", "--fit-only-new", "--lr", "1e-2",
-            "--save", str(tmp_path / "three"), "--policy", _mode_2_file(tmp_path)]  # fmt: skip
-    assert room_value_probe.main(args) == 0
-    three = str(tmp_path / "three" / "with_room_values.pt")
-    args4 = ["--players", "2", "--rules", "edition2023", "--teacher", "deduction:tells=0.35", "--opponents",
-             "deduction", "--play-opponent", "deduction", "--games", "6", "--epochs", "2", "--workers", "1",
-             "--play", "2", "--mode", "4", "--fit-only-new", "--lr", "1e-2", "--new-lr", "0.2", "--policy", three,
-             "--save", str(tmp_path / "four"), "--json", str(tmp_path / "p.json")]  # fmt: skip
-    assert room_value_probe.main(args4) == 0
-    r = json.loads((tmp_path / "p.json").read_text())
-    fit = r["with_room_values"]
-    assert 0 <= fit["held_out_suggest_accuracy_before"] <= fit["held_out_suggest_accuracy_after"] <= 1
-    net, meta = load_policy(str(tmp_path / "four" / "with_room_values.pt"))
-    assert net.room_values == 4 and float(net.ss_logit.detach()) > 0 and meta["planner"] == {"tells": 0.35}
-    base, _ = load_policy(three)
-    for k, v in base.state_dict().items():  # --fit-only-new: only the new weight moved
-        assert torch.equal(net.state_dict()[k], v), k
-    with pytest.raises(SystemExit):  # mode 4 widens a room_values=3 policy only
-        room_value_probe.main([*args4[:-4], "--policy", room_value_probe.SHIPPED])
-
-
 def test_moves_own_scores_the_classic_moves_in_the_units_the_planner_moves_by():
     """``deduction:moves=own`` (no ``plan``): after the roll the best-scored ``toward`` is the room it
     heads for (R16-R19) and ``enter`` is not scored; at the start of a turn (R11, R20, R21) it stays
@@ -696,55 +549,6 @@ def test_a_planner_with_moves_own_is_named_by_a_policy_file_and_a_bad_one_refuse
     assert make_agent(f"ppo:{path}", seat=0, num_players=4, rules="classic", seed=3).planner.moves == "roll"
     with pytest.raises(ValueError, match="moves must be 'roll' or 'own'"):
         check_planner({"moves": "plain"})
-
-
-def test_refit_moves_fits_the_move_score_weights_alone_and_names_the_teachers_planner(tmp_path, capsys):
-    from clue_env.policy.checkpoint import load_accusation
-
-    shipped, _ = load_policy(SHIPPED_POLICY_4P_MIXED)  # as a file without roll scores, with its head
-    four = with_roll_scores(shipped, False)
-    policy = str(tmp_path / "four.pt")
-    save_policy(policy, four, {"planner": {"tells": 0.35}}, accusation=load_accusation(SHIPPED_POLICY_4P_MIXED))
-    args = ["--players", "4", "--rules", "classic", "--teacher", "deduction:tells=0.35,moves=own",
-            "--opponents", "notebook", "--games", "3", "--epochs", "1", "--workers", "1", "--refit-moves",
-            "--lr", "1e-2", "--new-lr", "0.2", "--policy", policy,
-            "--save", str(tmp_path / "fits"), "--json", str(tmp_path / "r.json")]  # fmt: skip
-    assert room_value_probe.main(args) == 0
-    r = json.loads((tmp_path / "r.json").read_text())
-    assert 0 <= r["with_room_values"]["held_out_move_accuracy_after"] <= 1
-    net, meta = load_policy(str(tmp_path / "fits" / "with_room_values.pt"))
-    base, _ = load_policy(policy)
-    assert meta["planner"] == {"tells": 0.35, "moves": "own"}
-    assert not torch.equal(net.ms_logit, base.ms_logit)
-    for k, v in base.state_dict().items():  # only the four move-score weights moved
-        if k != "ms_logit":
-            assert torch.equal(net.state_dict()[k], v), k
-    with pytest.raises(SystemExit):  # a policy without move scores
-        room_value_probe.main([*args[:-4], "--policy", room_value_probe.SHIPPED])
-    with pytest.raises(SystemExit):  # the policy's own floor_squares stays
-        room_value_probe.main([*args, "--floor-squares"])
-    with pytest.raises(SystemExit):  # the roll is scored with the move weights only
-        room_value_probe.main([a for a in args if a != "--refit-moves"] + ["--refit-suggestions", "--roll-scores"])
-    both = [*args[:-4], "--refit-suggestions", "--save", str(tmp_path / "both"), "--json", str(tmp_path / "b.json")]
-    assert room_value_probe.main(both) == 0
-    net2, _ = load_policy(str(tmp_path / "both" / "with_room_values.pt"))
-    assert torch.equal(net2.ms_logit, net.ms_logit)  # the move weights fit as they did alone
-    assert not torch.equal(net2.ss_logit, base.ss_logit)
-    for k, v in base.state_dict().items():
-        if k not in ("ms_logit", "ss_logit"):
-            assert torch.equal(net2.state_dict()[k], v), k
-    rolled = [*args[:-4], "--roll-scores", "--save", str(tmp_path / "rolled")]
-    assert room_value_probe.main(rolled) == 0
-    net3, _ = load_policy(str(tmp_path / "rolled" / "with_room_values.pt"))
-    assert net3.roll_scores and not base.roll_scores and not torch.equal(net3.ms_logit, base.ms_logit)
-    three = CluePolicyNet(**{**base.config(), "room_values": 3})
-    three.load_state_dict({k: v for k, v in base.state_dict().items() if k != "ss_logit"})
-    save_policy(str(tmp_path / "three.pt"), three)
-    alone = [a for a in args[:-4] if a != "--refit-moves"]
-    capsys.readouterr()
-    with pytest.raises(SystemExit):  # a policy without suggestion scores
-        room_value_probe.main([*alone, "--refit-suggestions", "--policy", str(tmp_path / "three.pt")])
-    assert "--refit-suggestions fits the suggestion-score weight" in capsys.readouterr().err
 
 
 def test_roll_scores_score_the_roll_as_its_best_toward_score_and_nothing_else(tmp_path):

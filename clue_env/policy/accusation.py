@@ -94,7 +94,7 @@ ROW_WIDTH = {1: PER_SEAT, 2: PER_SEAT_V2, 3: PER_SEAT_V3, 4: PER_SEAT_V3, 5: PER
 TRIPLE_WIDTH = {1: 2, 2: 2, 3: 2, 4: 3, 5: 2, 6: 3}
 #: feature set 6: a deal's weight is this to the power of how many times an opponent named (in a
 #: suggestion) a suspect or weapon the deal gives it; the odds ratio measured for `deduction` in
-#: two-player 2023 games (`benchmarks/naming_rates.py`), the ``tells`` of the two-player planner
+#: two-player 2023 games (docs/what-was-tried.md), the ``tells`` of the two-player planner
 TELL_WEIGHT = 0.35
 #: the most MLPs a bagged head may hold per part (:class:`~clue_env.policy.accusation_net.AccusationNet`)
 MAX_MEMBERS = 16

@@ -354,8 +354,8 @@ HELD_OUT_STREAM = 7
 
 def held_out_games(trajs: Sequence[Trajectory], run_seed: int, share: float) -> set[int]:
     """The games the accusation stage of a run seeded ``run_seed`` holds out: each recorded game, in seed
-    order, with probability ``share``. The stage and the benchmarks that compare heads on its held-out
-    games (``benchmarks/accusation_features.py``, ``accusation_heads.py``) all draw them here."""
+    order, with probability ``share``. The stage and anything that compares heads on its held-out games
+    draw them here."""
     rng = np.random.default_rng(int(np.random.SeedSequence([run_seed, HELD_OUT_STREAM]).generate_state(1)[0]))
     return {g for g in sorted({t.game for t in trajs}) if rng.random() < share}
 
