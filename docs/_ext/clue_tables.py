@@ -75,9 +75,10 @@ def header_rows() -> list[list[str]]:
     e = clue_env.raw_env(num_players=lo, rules="edition2023")
     import gymnasium
 
+    gym_id = f"clue_env/Clue-v{clue_env.ENV_VERSION}"
     gym_row = (
-        [["Gymnasium (one learning seat)", '`gymnasium.make("clue_env/Clue-v0", opponents=["deduction"] * 3)`']]
-        if "clue_env/Clue-v0" in gymnasium.registry
+        [["Gymnasium (one learning seat)", f'`gymnasium.make("{gym_id}", opponents=["deduction"] * 3)`']]
+        if gym_id in gymnasium.registry
         else []
     )
     obs = e.observation_space("player_0")["observation"]
@@ -85,7 +86,7 @@ def header_rows() -> list[list[str]]:
     mask = e.observation_space("player_0")["action_mask"]
     return [
         ["Import", "`import clue_env; env = clue_env.env(num_players=4)`"],
-        ["Creation", '`pettingzoo.make("aec", "clue/clue-v0", num_players=4)`'],
+        ["Creation", f'`pettingzoo.make("aec", "clue/clue-v{clue_env.ENV_VERSION}", num_players=4)`'],
         *gym_row,
         ["Actions", "Discrete"],
         ["Parallel API", "No"],
