@@ -289,7 +289,7 @@ class ClueSeatEnv(SeatLoop):
     the learner's seat each episode; an int fixes it. Further keyword arguments override fields
     of the ruleset (``max_turns=100``)."""
 
-    metadata = {"render_modes": ["human", "ansi", "rgb_array"]}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
