@@ -4,27 +4,46 @@
                        [--chart PATH] [--workers W] [--control SPEC] [--replays DIR]
     python evaluate.py --league SPEC,SPEC,... [--players P] --games N ...
 
-With no arguments it runs the shipped policy (``ppo``) against the scripted baselines. Seats are
-balanced (every arrangement of the line-up in turn); ``--control`` replays the same games with a
-replacement for the first spec (a paired comparison); ``--league`` rates several agents in mixed
-line-ups. See docs/api.md.
+With no arguments it runs the shipped policy (``ppo``) against the scripted baselines, and says
+under the table which file ``ppo`` played. Seats are balanced (every arrangement of the line-up in
+turn); ``--control`` replays the same games with a replacement for the first spec (a paired
+comparison); ``--league`` rates several agents in mixed line-ups. See docs/api.md.
+
+An earlier result is never lost unsaid: the default outputs (``results/evaluate.json`` and
+``results/evaluate.png``) move together to the first free ``results/evaluate-N.*`` when either
+exists, and the line that reports the file says so; a path given with ``--json`` or ``--chart`` is
+the user's choice and is replaced, also said.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import sys
 from typing import Any
 
 from agents import split_specs
 from agents.output import check_output, check_replays_dir, format_table, plot, write_json, write_output
+from agents.tournament import MAX_DEFAULT_WORKERS, default_workers
 
 #: what `python evaluate.py` plays with no arguments: the shipped policy against the baselines
 DEFAULT_SEATS = "ppo,deduction,notebook,random"
 DEFAULT_GAMES = 480  # a whole number of 24-game seating cycles for the four default agents
 DEFAULT_JSON = "results/evaluate.json"
 DEFAULT_CHART = "results/evaluate.png"
+#: the agent specs ``--help`` lists: (spec, what plays); every name of :func:`agents.agent_names` is one
+AGENT_SPECS = (
+    ("random", "a random legal action, accusing only when nothing else is legal"),
+    ("uniform", "a random legal action, accusations too (it accuses, wrongly, on its first turn)"),
+    ("notebook", "a careful beginner with a detective notebook"),
+    ("deduction[:k=v,...]", "the deduction engine's player; k: threshold, samples, exact_budget, pull,"),
+    ("", "pull_tol, plan, deny, tells, shows, moves (agents/deduction.py)"),
+    ("ppo", "the shipped policy (models/manifest.yaml names its file per rules and players)"),
+    ("ppo_accuse", "the shipped network with its accusation head fitted against deduction only"),
+    ("ppo:PATH", "a policy file, e.g. runs/NAME/policy.pt written by train.py"),
+    ("human", "you, at this terminal (use --workers 1)"),
+)
 
 write_json_atomic = write_json  # another name for write_json, for callers that import it from here
 __all__ = ["check_output", "main", "write_json_atomic", "write_output"]
@@ -36,9 +55,61 @@ def _specs(text: str) -> list[str]:
     return [s for s in split_specs(text) if s]
 
 
+def numbered(path: str, n: int) -> str:
+    """``results/evaluate.json`` -> ``results/evaluate-N.json``."""
+    root, ext = os.path.splitext(path)
+    return f"{root}-{n}{ext}"
+
+
+def free_names(paths: dict[str, str]) -> dict[str, str]:
+    """``paths`` (default output paths by flag) as they are when none exists, else all moved to the
+    first number ``N >= 2`` at which none exists (:func:`numbered`): a default never replaces a file."""
+    if not any(os.path.lexists(p) for p in paths.values()):
+        return dict(paths)
+    n = 2
+    while any(os.path.lexists(numbered(p, n)) for p in paths.values()):
+        n += 1
+    return {flag: numbered(p, n) for flag, p in paths.items()}
+
+
+def _wrote(path: str, default: str | None, replaced: bool, flag: str) -> str:
+    """The line that reports writing ``path``; says when an earlier file was kept or replaced."""
+    if default is not None and path != default:
+        return f"wrote {path} ({default} exists and is kept; {flag} PATH chooses the name)"
+    return f"wrote {path}{' (replacing the file that was there)' if replaced else ''}"
+
+
+def _specs_epilog() -> str:
+    width = max(len(spec) for spec, _ in AGENT_SPECS)
+    return "agent specs (--seats, --league, --control):\n" + "\n".join(f"  {spec:<{width}}  {what}" for spec, what in AGENT_SPECS)
+
+
+def _notes(summary: dict[str, Any], rules: str) -> list[str]:
+    """Under the table: which file each shipped-policy spec played, and why it may accuse wrongly."""
+    specs = list(summary.get("results", {}))
+    control = summary.get("control")
+    if control:
+        specs.append(control["spec"])
+    if not {"ppo", "ppo_accuse"} & set(specs):
+        return []
+    from agents.ppo_agent import shipped_note
+
+    notes = []
+    for spec in dict.fromkeys(specs):
+        try:
+            note = shipped_note(spec, summary["num_players"], rules)
+        except (ValueError, OSError):  # it played, so its file was fine; a note is not worth failing for
+            note = None
+        if note:
+            notes.append(note)
+    return notes
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(
-        description="Play Clue tournaments between agents (balanced seating) and report win rates with 95% intervals."
+        description="Play Clue tournaments between agents (balanced seating) and report win rates with 95% intervals.",
+        epilog=_specs_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     who = ap.add_mutually_exclusive_group()
     who.add_argument("--seats", default=None, help=f"comma-separated agent specs, one per seat (default {DEFAULT_SEATS})")
@@ -69,15 +140,23 @@ def main(argv: list[str] | None = None) -> int:
         help="entropy of the agents' seeds (default: fresh; the JSON records it, pass it back to replay exactly)",
     )
     ap.add_argument("--rules", default="classic", help="classic | edition2023 | path to a rules YAML")
+    kept = "or the first free -N name when it exists: an earlier result is kept"
     ap.add_argument(
-        "--json", default=DEFAULT_JSON, help=f"write the JSON summary here (default {DEFAULT_JSON}, overwritten; '' to skip)"
+        "--json",
+        default=None,
+        help=f"write the JSON summary here, replacing a file there (default {DEFAULT_JSON}, {kept}; '' to skip)",
     )
     ap.add_argument(
         "--chart",
         default=None,
-        help=f"write a PNG chart here (default {DEFAULT_CHART}, overwritten; '' to skip; needs matplotlib)",
+        help=f"write a PNG chart here, replacing a file there (default {DEFAULT_CHART}, {kept}; '' to skip; needs matplotlib)",
     )
-    ap.add_argument("--workers", type=int, default=None, help="processes (default: 2, both cores)")
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help=f"processes (default: one per core, at most {MAX_DEFAULT_WORKERS}; {default_workers()} on this machine)",
+    )
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
     ap.add_argument(
         "--replays",
@@ -89,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.games < 1:
         ap.error("--games must be at least 1")
     if args.workers is not None and args.workers < 1:
-        ap.error("--workers must be at least 1 (default: one per core, at most 2)")
+        ap.error(f"--workers must be at least 1 (default: one per core, at most {MAX_DEFAULT_WORKERS})")
     if args.league is not None and args.control is not None:
         ap.error("--control compares a line-up's first spec with a replacement; it does not go with --league")
     if args.players is not None and args.league is None:
@@ -102,7 +181,11 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"--chart {chart!r} needs matplotlib, which is not installed (pip install matplotlib, or the dev extra)")
         print("evaluate.py: matplotlib is not installed: skipping the chart (install the dev extra to get it)", file=sys.stderr)
         chart = ""
-    for path, what in ((args.json, "--json"), (chart, "--chart")):
+    json_path = DEFAULT_JSON if args.json is None else args.json
+    defaults = {flag: path for flag, path, given in (("--json", json_path, args.json), ("--chart", chart, args.chart))
+                if path and given is None}  # fmt: skip
+    out = {"--json": json_path, "--chart": chart, **free_names(defaults)}
+    for what, path in out.items():
         problem = check_output(path, what) if path else None
         if problem:
             ap.error(problem)
@@ -142,21 +225,23 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)  # fmt: skip
         return 130
     print(table)
+    for note in _notes(summary, args.rules):
+        print(note)
     rc = 0
-    try:
-        if args.json:
-            write_json(args.json, summary)
-            print(f"wrote {args.json}")
-    except OSError as e:
-        print(f"evaluate.py: error: cannot write --json {args.json!r}: {e.strerror or e}", file=sys.stderr)
-        rc = 1
-    try:
-        if chart:
-            draw(summary, chart)
-            print(f"wrote {chart}")
-    except OSError as e:
-        print(f"evaluate.py: error: cannot write --chart {chart!r}: {e.strerror or e}", file=sys.stderr)
-        rc = 1
+    out.update(free_names(defaults))  # again: another run may have written the name chosen before the games
+    writers = (("--json", lambda path: write_json(path, summary)), ("--chart", lambda path: draw(summary, path)))
+    for flag, write in writers:
+        path = out[flag]
+        if not path:
+            continue
+        replaced = os.path.isfile(path)
+        try:
+            write(path)
+        except OSError as e:
+            print(f"evaluate.py: error: cannot write {flag} {path!r}: {e.strerror or e}", file=sys.stderr)
+            rc = 1
+            continue
+        print(_wrote(path, defaults.get(flag), replaced, flag))
     lost = summary.get("replay_errors")
     if lost:  # those games still count: the table and the JSON above hold them
         more = f"; and {len(lost) - 3} more" if len(lost) > 3 else ""

@@ -16,7 +16,8 @@ directory records the config, seed, git commit and package versions, TensorBoard
 (``tensorboard --logdir runs``), periodic evaluations (``eval.jsonl``, ``curve.png``) and
 checkpoints; ``--resume`` continues an interrupted run from its last checkpoint, to the target the
 run recorded (its ``--timesteps`` and ``--seed`` unless given again). The final policy is
-``DIR/policy.pt``: evaluate it with ``python evaluate.py --seats ppo:DIR/policy.pt,notebook,...``.
+``DIR/policy.pt``; the last line printed is the command that evaluates it against ``deduction``
+(:func:`evaluate_command`).
 
 ``--backend rllib`` (or ``backend: rllib`` in the config) runs the PPO stage on Ray RLlib (the
 ``[ray]`` extra; docs/distributed.md): on a local Ray started for the run, or on the cluster named by
@@ -34,6 +35,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import shlex
 import signal
 import sys
 import threading
@@ -102,6 +104,17 @@ def _ray_installed() -> bool:
 
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
+#: the games of the evaluation train.py suggests: a whole number of seating cycles for 2-6 players
+HINT_GAMES = 240
+
+
+def evaluate_command(policy: str, players: int, rules: str = "classic") -> str:
+    """The line train.py ends with: the one command that evaluates ``policy`` in one seat against
+    ``deduction``, the strongest baseline, in the others."""
+    seats = ",".join([f"ppo:{policy}"] + ["deduction"] * (players - 1))
+    flags = "" if rules == "classic" else f" --rules {shlex.quote(rules)}"
+    return (f"evaluate it against {players - 1} deduction (the strongest baseline): "
+            f"python evaluate.py --seats {shlex.quote(seats)}{flags} --games {HINT_GAMES}")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -228,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         raise
     print(f"wrote {final}")
-    print(f"evaluate it: python evaluate.py --seats ppo:{final},notebook,notebook,notebook --games 1000")
+    print(evaluate_command(final, cfg.eval.num_players, cfg.rules))
     return 0
 
 
@@ -269,7 +282,7 @@ def _recipe(args: argparse.Namespace, argv: list[str] | None) -> int:
             return 1
         raise
     print(f"wrote {final}")
-    print(f"it plays as ppo:{final} (e.g. python evaluate.py --seats ppo:{final},deduction,... --games 1000)")
+    print(evaluate_command(final, *runner.policy_game()))
     return 0
 
 

@@ -1,7 +1,8 @@
 """Agents behind one interface: ``make_agent(spec, seat=..., num_players=..., rules=..., seed=...)``.
 
 Specs (SPEC "Agents"): ``random``, ``uniform``, ``notebook``, ``deduction`` (and parameterised
-forms such as ``deduction:threshold=0.9``), ``ppo:PATH``, ``human``.
+forms such as ``deduction:threshold=0.9``), ``ppo``, ``ppo_accuse``, ``ppo:PATH``, ``human``
+(:func:`agent_names`).
 """
 
 from __future__ import annotations
@@ -102,6 +103,12 @@ def _load_optional() -> None:
                 raise
 
 
+def agent_names() -> list[str]:
+    """The names a spec may start with (``deduction`` in ``deduction:tells=0.35``), sorted."""
+    _load_optional()
+    return sorted(_REGISTRY)
+
+
 def make_agent(spec: str, *, seat: int, num_players: int, rules: str | RulesConfig = "classic", seed: int | None = None) -> Agent:
     """Build the agent named by ``spec`` for ``seat`` (see module docstring)."""
     name, params = parse_spec(spec)
@@ -131,4 +138,4 @@ def play_factory(spec: str, seat: int, num_players: int, rules: str | RulesConfi
     return make_agent(spec, seat=seat, num_players=num_players, rules=rules, seed=seed)
 
 
-__all__ = ["Agent", "SpecFactory", "make_agent", "parse_spec", "play_factory", "register_agent", "split_specs"]
+__all__ = ["Agent", "SpecFactory", "agent_names", "make_agent", "parse_spec", "play_factory", "register_agent", "split_specs"]

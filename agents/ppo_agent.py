@@ -37,7 +37,7 @@ from clue_env.engine.cards import N_ROOMS
 
 from . import register_agent
 from .base import Agent
-from .manifest import shipped_file
+from .manifest import MODELS, ruleset, shipped_file
 
 CODEC = default_codec()
 #: the planner's move scores a ``room_values=3`` network reads (``clue_env.policy.network.MOVE_SCORES``;
@@ -53,6 +53,23 @@ def shipped_policy(num_players: int, rules: Any = "classic", accuse: bool = Fals
     ``models/manifest.yaml`` names for that configuration (:func:`agents.manifest.shipped_file`; a
     ruleset whose turn starts with the roll, R12, counts as ``edition2023``, any other as ``classic``)."""
     return shipped_file("ppo_accuse" if accuse else "ppo", num_players, rules)
+
+
+def shipped_note(spec: str, num_players: int, rules: Any = "classic") -> str | None:
+    """For the specs ``ppo`` and ``ppo_accuse`` (no path), a line saying which file they play with
+    ``num_players`` players under ``rules`` (``models/manifest.yaml``), and, when that file has an
+    accusation head, a second line saying why some of its accusations are wrong; ``None`` for any
+    other spec."""
+    if spec not in ("ppo", "ppo_accuse"):
+        return None
+    from clue_env.policy.checkpoint import read_raw_policy_file
+
+    path = shipped_policy(num_players, rules, accuse=spec == "ppo_accuse")
+    name = os.path.relpath(path, os.path.dirname(MODELS))
+    line = f"{spec} played {name}, the file models/manifest.yaml names for {ruleset(rules)} with {num_players} players."
+    if read_raw_policy_file(path)[0].get("accusation") is not None:
+        line += "\nIts accusation head accuses before proof when the odds favour it, so some of its accusations are wrong."
+    return line
 
 
 _NETS: dict[Any, Any] = {}

@@ -335,6 +335,15 @@ def check_specs(specs: Iterable[str], num_players: int, rules: str | RulesConfig
     clue_env.raw_env(num_players=num_players, rules=rules)  # validates rules and player count
 
 
+#: the most worker processes a tournament uses when not told (it shares the machine with other work)
+MAX_DEFAULT_WORKERS = 2
+
+
+def default_workers() -> int:
+    """The worker processes a tournament uses when not told: one per core, at most :data:`MAX_DEFAULT_WORKERS`."""
+    return min(MAX_DEFAULT_WORKERS, os.cpu_count() or 1)
+
+
 def play_schedule(
     schedule: Schedule,
     games: int,
@@ -353,7 +362,7 @@ def play_schedule(
     to write one replay file per game in (:func:`record_game`)."""
     from tqdm import tqdm
 
-    workers = workers or min(2, os.cpu_count() or 1)
+    workers = workers or default_workers()
     chunk = max(1, min(25, games // (workers * 8) or 1))
     # jobs are made as they are needed (a huge --games costs no memory up front)
     if replays is not None:

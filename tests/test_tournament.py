@@ -377,7 +377,8 @@ def test_evaluate_help_names_the_default_outputs(capsys):
     with pytest.raises(SystemExit):
         evaluate.main(["--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "results/evaluate.json, overwritten" in text and "results/evaluate.png, overwritten" in text
+    kept = "or the first free -N name when it exists: an earlier result is kept"
+    assert f"default results/evaluate.json, {kept}" in text and f"default results/evaluate.png, {kept}" in text
 
 
 # --- charts are written safely ----------------------------------------------------------------

@@ -638,6 +638,30 @@ class RecipeRunner:
         self._check_dir(self.out, self.recipe.name, self.resume, "--out")
         self._validated = True
 
+    def policy_game(self) -> tuple[int, str]:
+        """The player count and ruleset the recipe's ``policy`` output is made for (after :meth:`validate`):
+        those of the ``eval`` of the stage that makes it, else of the stage its network comes from (a ``train``
+        stage's config: its ``eval.num_players`` and ``rules``; a planner stage's ``players`` and ``rules``);
+        4 players, classic when none says."""
+        recipe = self.recipe
+        name = recipe.outputs["policy"].stage
+        for _ in recipe.stages:  # each step follows an earlier stage: no cycle can hold it
+            stage = recipe.stage(name)
+            ev = stage.params.get("eval")
+            if ev:
+                return int(ev["players"]), str(ev.get("rules", stage.params.get("rules", "classic")))
+            if stage.kind == "train":
+                data = stage.config_data
+                players = (data.get("eval") or {}).get("num_players", 4)
+                return int(players), str(data.get("rules", "classic"))
+            if stage.kind in ("room_values", "refit_scores"):
+                return int(stage.params["players"]), str(stage.params["rules"])
+            network = stage.params.get("network")
+            if not isinstance(network, Ref) or not network.stage:
+                break
+            name = network.stage
+        return 4, "classic"
+
     def _check_dir(self, out: str, name: str, resume: bool, what: str) -> None:
         full = os.path.abspath(out)
         if os.path.exists(full) and not os.path.isdir(full):
