@@ -12,9 +12,8 @@ updated game by game: the winner ranked first, every other seat tied second; a g
 a truncated one) ranks every seat tied. A spec listed several times fills several seats of a game:
 each seat is then its own team starting from the spec's rating, and the spec takes the average of
 its seats' updates. Game-by-game updates depend on the order of the games (OpenSkill's update is an
-approximation, and with ``tau`` 0 the early games take the large steps): on 1,920 real league games
-of two agents a couple of win-rate points apart, six orders of the same games put the gap between
-their ``mu`` anywhere from -0.6 to +2.0, against a reported ``sigma`` of 0.88. So the games are
+approximation, and with ``tau`` 0 the early games take the large steps): reordering the same games
+can move the gap between two close agents' ``mu`` by more than their ``sigma``. So the games are
 rated in :data:`ORDERS` orders (the games' own, then fixed seeded shuffles) and each spec's ``mu``
 and ``sigma`` are the means over those passes (``mu_order_sd``: how far the orders spread ``mu``),
 the averaging over orders that online ratings of fixed players use (as the Elo of the LMSYS

@@ -9,7 +9,7 @@ listed twice, a ``network`` that is not another listed network file, and two ent
 file a configuration plays is checked when it is asked for (:func:`shipped_file`): it must exist and
 match its recorded SHA-256, and so must the network file it links to.
 
-A ruleset maps to the manifest's ``rules`` as it always has: a preset by its name; any other
+A ruleset maps to the manifest's ``rules``: a preset by its name; any other
 ruleset by its turn structure (R12: a turn that starts with the roll, ``roll_first``, is
 ``edition2023``'s; otherwise ``classic``'s).
 """
