@@ -1,5 +1,5 @@
-"""How large a win-rate gap the league's verdict needs (issue 15: "ranks `ppo` first with its rating
-interval clear of `deduction`'s").
+"""How large a win-rate gap a league needs to rank one agent first with its rating interval clear of
+the next one's.
 
 Simulates 4-player leagues of fixed agents ``a``, ``b``, ``c``, ``d`` in which ``a`` and ``b`` share
 all the wins but ``--third``'s (``c``; ``d`` never wins), ``a`` ahead of ``b`` by each ``--gaps``

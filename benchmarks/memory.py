@@ -1,4 +1,4 @@
-"""Steady-state memory: resident set size along a long run of random games (issue 9, item 10).
+"""Steady-state memory: resident set size along a long run of random games.
 
 Plays ``--games`` never-accusing random games through ``clue_env.raw_env`` (default: 6 players,
 2023 rules, ``max_turns=60`` so a game is ~200 decisions) and prints the process's RSS every

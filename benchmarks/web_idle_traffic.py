@@ -1,4 +1,4 @@
-"""Traffic of a browser page waiting on another human: requests and bytes per minute (issue 17).
+"""Traffic of a browser page waiting on another human: requests and bytes per minute.
 
 Starts the web server on loopback (in-process), creates a game of two human seats and one
 ``random`` seat, opens the page (Debian's ``chromium`` through Playwright) as the human seat that

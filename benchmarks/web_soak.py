@@ -1,55 +1,33 @@
-"""Soak test of the web API (issue 16): many games, concurrent and slow clients, flat memory.
+"""Soak test of the web API: many games, concurrent and slow clients, flat memory.
 
     python benchmarks/web_soak.py [--games 200] [--clients 24] [--slow-clients 3]
                                   [--seconds-limit 120] [--json PATH]
-
-Loopback only. It starts the real server (``create_app`` under uvicorn with
-``uvicorn_config``, the configuration ``play.py --web`` runs, ``--agent-delay 0``) on
-127.0.0.1 on a free port in a subprocess, with the default limits: 64 games in memory, and per
-client 8 unfinished games and 10 creations at once, then one every 6 s. Each client connects
-from its own loopback address (127.0.1.x, 127.0.2.x, ...: the whole 127/8 is loopback on
-Linux), so the server counts each as a client of its own and its per-client limits hold
-unchanged; a 429 is honoured (the client waits ``Retry-After``).
-
-1. **Idle baseline.** A probe client plays games (one ``human`` seat against ``notebook`` and
-   ``random``: a few random legal non-accusations, then an accusation, after which the agents
-   finish the game) against the otherwise idle server for ``--idle-seconds``, timing every
-   request end to end: ``POST /api/games``, the view polling (``GET /api/games/ID?log_from=K``)
-   and the actions (``POST /api/games/ID/actions``).
-2. **Soak.** A load process (its own interpreter, so that its clients do not share the probe's
-   GIL) plays ``--games`` games to the end: ``--clients`` clients that think ``--think`` s
-   between requests (the page polls every 0.25 s), and ``--slow-clients`` slow clients taking
-   turns at three kinds: *slow body* (raw sockets, every action's body trickled over
-   ``--slow-body-seconds`` and every response read in 256-byte pieces), *slow poll* (one
-   request per ``--slow-poll`` s on a kept-alive connection) and *staller* (the head and the
-   first bytes of a body, then nothing, until the server answers 408 and closes the connection;
-   it plays no game). The line-ups mix 2- to 4-player games, both rule sets and games with two
-   human seats (one client holds both tokens); a human seat plays a few random non-accusations,
-   then accuses. Clients end most finished games with ``DELETE`` and leave every eighth one to
-   the server's finished-game grace (as long as that keeps the server below its 64 games: a 503
-   would be the soak's doing). Meanwhile the probe plays "another game" as in 1.
-3. **Idle again**, as in 1 (the machine may be shared: the idle baseline is both idle windows'
-   requests together).
-
-The server's RSS (``/proc/PID/status``) is sampled every 0.25 s. Pass: every game finished,
-no 5xx, no transport error, no unexpected 4xx and no error in the server's log (a 500 to a
-client that has gone away reaches no client); memory flat (the median RSS of the soak's last quarter at most
-``max(20 MB, 10%)`` above the median of its second quarter, the one after warm-up); the probe's
-median request latency during the soak at most 2x the idle median. Exit status 0 on a pass,
-1 otherwise. ``--json PATH`` writes every figure.
-
     python benchmarks/web_soak.py --replay-flood [--flood-seconds 8] [--flood-connections 4]
                                   [--idle-seconds 4] [--json PATH]
 
-**Replay flood.** The same server; a replay as long as a replay may be (six ``random`` seats
-under a rules file of 2,900 turns: about 9,800 steps, just under ``clue_env.replay.MAX_STEPS``)
-is written with the tournament. The probe plays games on the idle server (``--idle-seconds``);
-then a flood process (its own interpreter) uploads the replay from one address and sends
-position requests (random steps, mostly going back, random views) back to back on
-``--flood-connections`` kept-alive connections for ``--flood-seconds``, never waiting out a 429,
-while the probe plays another game; then idle again. Pass: the probe's median request latency
-during the flood at most 2x the idle median, no 5xx, no transport error, no error in the
-server's log, and the flood both served (200) and refused (429: the per-client position limit).
+Loopback only. It starts the real server (``create_app`` under uvicorn with ``uvicorn_config``, as
+``play.py --web`` runs it, ``--agent-delay 0``) in a subprocess with the default limits. Each client
+connects from its own loopback address (127.0.1.x, ...), so the per-client limits hold unchanged; a
+429 is honoured (the client waits ``Retry-After``). A probe client times every request end to end
+while it plays games (one ``human`` seat against ``notebook`` and ``random``) on the idle server,
+during the load, and idle again (both idle windows are the baseline).
+
+**Soak.** A load process (its own interpreter, apart from the probe's GIL) plays ``--games`` games
+to the end: ``--clients`` clients thinking ``--think`` s between requests, and ``--slow-clients``
+taking turns at a slow body (trickled over ``--slow-body-seconds``, responses read 256 bytes at a
+time), a slow poll (one request per ``--slow-poll`` s) and a staller (head and first bytes, then
+nothing, until the server answers 408). Line-ups mix 2-4 players, both rule sets and two human
+seats on one client; most finished games are ended with ``DELETE``, every eighth left to the
+server's grace. The server's RSS is sampled every 0.25 s. Pass: every game finished, no 5xx, no
+transport error, no unexpected 4xx, no error in the server's log; memory flat (the median RSS of the
+soak's last quarter at most ``max(20 MB, 10%)`` above that of its second quarter); the probe's median
+latency during the soak at most 2x the idle median. Exit status 0 on a pass, 1 otherwise.
+
+**Replay flood.** A replay of the greatest length allowed (six ``random`` seats, about 9,800 steps,
+just under ``clue_env.replay.MAX_STEPS``) is uploaded from one address and its positions requested
+back to back on ``--flood-connections`` connections for ``--flood-seconds``, never waiting out a
+429. Pass: the probe's median latency at most 2x the idle median, no 5xx, no transport error, no
+error in the server's log, and the flood both served (200) and refused (429).
 """
 
 from __future__ import annotations
