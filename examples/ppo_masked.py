@@ -27,7 +27,7 @@ import torch
 from torch import nn
 from torch.distributions import Categorical
 
-import clue_env  # registers clue_env/Clue-v0
+import clue_env  # noqa: F401 - registers clue_env/Clue-v0
 from clue_env.policy.features import POLICY_LAYOUT
 
 
@@ -245,9 +245,8 @@ def main() -> None:
         if recent and (it % 10 == 0 or it == iterations):
             rate = sum(w for w, _ in recent) / len(recent)
             wrong = sum(x for _, x in recent) / len(recent)
-            print(
-                f"step {steps:>9,}  {time.time() - start:6.0f}s  episodes {len(finished):>6,}  last 200: won {rate:.2f}  wrong accusations {wrong:.2f}"
-            )
+            elapsed = time.time() - start
+            print(f"step {steps:>9,}  {elapsed:6.0f}s  episodes {len(finished):>6,}  last 200: won {rate:.2f}  wrong {wrong:.2f}")
     train_s = time.time() - start
     envs.close()
     if args.save:
@@ -255,9 +254,8 @@ def main() -> None:
     result = evaluate(agent, args, shaper, args.eval_games, seed=10_000_000 + args.seed)
     result.update(train_seconds=round(train_s, 1), learner_steps=steps, episodes=len(finished), opponents=args.opponents)
     lo, hi = result["ci95"]
-    print(
-        f"evaluation: won {result['wins']}/{result['games']} = {result['win_rate']:.3f} (95% CI {lo:.3f}-{hi:.3f}) after {train_s:.0f}s of training"
-    )
+    won = f"{result['wins']}/{result['games']} = {result['win_rate']:.3f} (95% CI {lo:.3f}-{hi:.3f})"
+    print(f"evaluation: won {won} after {train_s:.0f}s of training")
     print(json.dumps(result))
 
 

@@ -1,0 +1,30 @@
+"""Every script in examples/ runs at smoke size (``--smoke``: seconds) and reports its evaluation."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+#: script -> the modules it needs beyond the main virtualenv's (None: none)
+SCRIPTS = {"ppo_masked.py": None, "sb3_maskable_ppo.py": "sb3_contrib"}
+
+
+def test_every_example_is_listed():
+    assert sorted(p.name for p in EXAMPLES.glob("*.py")) == sorted(SCRIPTS)
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
+def test_example_runs_at_smoke_size(script, tmp_path):
+    if SCRIPTS[script]:
+        pytest.importorskip(SCRIPTS[script])
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / script), "--smoke"], capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "won" in done.stdout, done.stdout
