@@ -140,16 +140,16 @@ def main(argv: list[str] | None = None) -> int:
         help="entropy of the agents' seeds (default: fresh; the JSON records it, pass it back to replay exactly)",
     )
     ap.add_argument("--rules", default="classic", help="classic | edition2023 | path to a rules YAML")
-    kept = "or the first free -N name when it exists: an earlier result is kept"
+    keeps = "or the first free -N name when it exists: an earlier result is kept"
     ap.add_argument(
         "--json",
         default=None,
-        help=f"write the JSON summary here, replacing a file there (default {DEFAULT_JSON}, {kept}; '' to skip)",
+        help=f"write the JSON summary here, replacing a file there (default {DEFAULT_JSON}, {keeps}; '' to skip)",
     )
     ap.add_argument(
         "--chart",
         default=None,
-        help=f"write a PNG chart here, replacing a file there (default {DEFAULT_CHART}, {kept}; '' to skip; needs matplotlib)",
+        help=f"write a PNG chart here, replacing a file there (default {DEFAULT_CHART}, {keeps}; '' to skip; needs matplotlib)",
     )
     ap.add_argument(
         "--workers",
