@@ -38,7 +38,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--rules", default="classic")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--total-timesteps", type=int, default=2_000_000, help="learner steps (default: 2,000,000)")
-    p.add_argument("--time-limit", type=float, default=540.0, help="stop training after this many seconds (default: 540)")
+    p.add_argument("--time-limit", type=float, default=480.0, help="stop training after this many seconds (default: 480)")
     p.add_argument("--num-envs", type=int, default=16)
     p.add_argument("--num-steps", type=int, default=128, help="steps per env per rollout")
     p.add_argument("--async-envs", action="store_true", help="AsyncVectorEnv (one process per env) instead of SyncVectorEnv")
@@ -56,7 +56,7 @@ def parse_args() -> argparse.Namespace:
         "--no-shaping", action="store_true", help="use the env's mask alone (an untrained policy then accuses at once)"
     )
     p.add_argument("--eval-games", type=int, default=200)
-    p.add_argument("--threads", type=int, default=2, help="torch threads")
+    p.add_argument("--threads", type=int, default=1, help="torch threads (default: 1)")
     p.add_argument("--save", default="", help="write the trained network's state_dict here")
     p.add_argument("--smoke", action="store_true", help="a tiny run (seconds): CI runs every example this way")
     args = p.parse_args()
