@@ -89,7 +89,11 @@ def test_relative_links_and_anchors_resolve(page):
 
 def test_the_readme_links_to_the_docs_index_and_every_page():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    linked = {Path(t.partition("#")[0]).stem for t in _LINK.findall(readme) if t.startswith("docs/") and t.partition("#")[0].endswith(".md")}
+    linked = {
+        Path(t.partition("#")[0]).stem
+        for t in _LINK.findall(readme)
+        if t.startswith("docs/") and t.partition("#")[0].endswith(".md")
+    }
     missing = sorted(set(PAGES) - linked)
     assert not missing, f"README.md does not link to these docs pages (docs/NAME.md): {missing}"
 

@@ -92,13 +92,18 @@ def header_rows() -> list[list[str]]:
         ["Parallel API", "No"],
         ["Manual Control", "Yes (`python play.py`)"],
         ["Agents", f"`agents = ['player_0', ..., 'player_{{n-1}}']` (`{e.metadata['name']}`)"],
-        ["Agents", f"{lo}–{hi} (classic {counts['classic'][0]}–{counts['classic'][1]}, "
-         f"edition2023 {counts['edition2023'][0]}–{counts['edition2023'][1]})"],
+        [
+            "Agents",
+            f"{lo}–{hi} (classic {counts['classic'][0]}–{counts['classic'][1]}, "
+            f"edition2023 {counts['edition2023'][0]}–{counts['edition2023'][1]})",
+        ],
         ["Action Shape", "(1,)"],
         ["Action Values", f"Discrete({act.n})"],
         ["Observation Shape", f"`observation`: {obs.shape}, `action_mask`: {mask.shape}"],
-        ["Observation Values", f"`observation`: [{obs.low.min():g}, {obs.high.max():g}] {obs.dtype}; "
-         f"`action_mask`: {{0, 1}} {mask.dtype}"],
+        [
+            "Observation Values",
+            f"`observation`: [{obs.low.min():g}, {obs.high.max():g}] {obs.dtype}; `action_mask`: {{0, 1}} {mask.dtype}",
+        ],
     ]
 
 
