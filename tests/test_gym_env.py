@@ -9,6 +9,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+from helpers import ENVELOPE, HANDS4, RIGHT
 
 import clue_env
 from clue_env import IllegalMoveError
@@ -17,15 +18,7 @@ from clue_env.single_seat import ClueSeatEnv
 
 CODEC = default_codec()
 ID = "clue_env/Clue-v0"
-DEAL = {
-    "envelope": ["plum", "rope", "hall"],
-    "hands": {
-        "player_0": ["scarlet", "mustard", "candlestick", "kitchen", "ballroom"],
-        "player_1": ["white", "green", "dagger", "conservatory", "dining_room"],
-        "player_2": ["peacock", "lead_pipe", "revolver", "billiard_room"],
-        "player_3": ["wrench", "library", "lounge", "study"],
-    },
-}
+DEAL = {"envelope": ENVELOPE, "hands": HANDS4}
 
 
 def passive(obs: dict) -> int:
@@ -193,7 +186,7 @@ def test_an_untrained_policy_accuses_at_once():
 
 
 def test_rewards_reach_the_learner_when_an_opponent_wins():
-    right = CODEC.from_text("accuse plum rope hall")
+    right = CODEC.from_text(RIGHT)
 
     class Accuser:
         def act(self, observation, info) -> int:
