@@ -36,7 +36,10 @@ html_static_path: list[str] = []
 autodoc_typehints = "description"
 autodoc_typehints_description_target = "documented"
 autodoc_member_order = "bysource"
-autodoc_default_options = {"members": True, "undoc-members": False, "show-inheritance": False}
+autodoc_default_options: dict[str, bool] = {}
+# a method without a docstring of its own shows none, rather than its base class's (gymnasium's and
+# pettingzoo's docstrings are Google-style Markdown-ish text, not reStructuredText)
+autodoc_inherit_docstrings = False
 
 # Strict mode (-n -W): every internal cross-reference must resolve. Types of the libraries this
 # site does not document (no network, so no intersphinx) are the only names let through.
