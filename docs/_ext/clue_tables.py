@@ -111,7 +111,7 @@ class EnvHeader(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        return [table(["", ""], header_rows(), [1, 3])]
+        return [table(["", ""], header_rows(), [24, 72])]
 
 
 def observation_rows(belief: bool = False) -> list[list[str]]:
@@ -135,7 +135,7 @@ class ObservationTable(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         rows = observation_rows("belief" in self.options)
-        return [table(["piece", "indices", "size", "shape", "meaning"], rows, [2, 2, 1, 1, 8])]
+        return [table(["piece", "indices", "size", "shape", "meaning"], rows, [16, 10, 6, 8, 60])]
 
 
 def action_rows() -> list[list[str]]:
@@ -156,7 +156,7 @@ class ActionTable(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        return [table(["segment", "indices", "size", "text forms (first … last)", "meaning"], action_rows(), [2, 2, 1, 5, 5])]
+        return [table(["segment", "indices", "size", "text forms (first … last)", "meaning"], action_rows(), [10, 8, 6, 50, 40])]
 
 
 def _show(v: Any) -> str:
@@ -194,7 +194,7 @@ class RulesTable(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        return [table(["field", "classic", "edition2023", "meaning"], rules_rows(), [3, 2, 2, 8])]
+        return [table(["field", "classic", "edition2023", "meaning"], rules_rows(), [26, 14, 14, 60])]
 
 
 def policy_rows() -> list[list[str]]:
@@ -231,8 +231,10 @@ class PoliciesTable(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         if "strength" in self.options:
-            return [table(["file", "line-up", "win rate [95% interval]", "games", "command"], strength_rows(), [3, 4, 2, 1, 8])]
-        return [table(["spec", "rules", "players", "file", "network it links", "recipe"], policy_rows(), [1, 2, 1, 4, 3, 4])]
+            return [
+                table(["file", "line-up", "win rate [95% interval]", "games", "command"], strength_rows(), [30, 30, 20, 8, 80])
+            ]
+        return [table(["spec", "rules", "players", "file", "network it links", "recipe"], policy_rows(), [12, 12, 8, 32, 26, 32])]
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
