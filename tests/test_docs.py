@@ -87,6 +87,18 @@ def test_relative_links_and_anchors_resolve(page):
     assert not bad, f"docs/{page}.md: " + "; ".join(bad)
 
 
+_REPO_PATH = re.compile(r"\b(?:benchmarks|configs|tests|clue_env|agents|examples|models)/[\w/.-]*\w\.(?:py|yaml|json|pt)\b")
+#: the history page names files as they were at the tag its experiments ran at
+HISTORY_PAGES = {"what-was-tried"}
+
+
+@pytest.mark.parametrize("page", sorted(set(PAGES) - HISTORY_PAGES))
+def test_every_repository_file_a_reference_page_names_exists(page):
+    named = {p for p in _REPO_PATH.findall(_text(page)) if not re.search(r"(^|/)[A-Z_]+(/|\.)", p)}  # not NAME.yaml
+    missing = sorted(p for p in named if not (ROOT / p).exists())
+    assert not missing, f"docs/{page}.md names files that do not exist: {missing}"
+
+
 def test_the_readme_links_to_the_docs_index_and_every_page():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     linked = {
