@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
                 seat = game.acting
                 name = env.possible_agents[seat]
                 env.step(agents[seat].act(env.observe(name), env.infos[name]))
-                view = env.infos["player_0"]["events"]
+                view = env.infos["player_0"]["seat_view"].events
                 t0 = time.perf_counter()
                 changed_before = w.knowledge._version
                 w.feed(view)
