@@ -15,25 +15,17 @@ TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 # cpu: fail if the torch installed is a CUDA build (the default with a CPU index); any: just say which
 TORCH_BUILD ?= $(if $(filter %/cpu,$(TORCH_INDEX)),cpu,any)
 TORCH_VERSION := $(shell sed -n 's/^torch==\([^ #]*\).*/\1/p' constraints.txt)
-# TORCH_INDEX is probed once (15 s, proxy variables honoured) rather than left to pip, which retries an
-# unreachable index 5 times for every package. Unreachable: torch comes from pip's own sources instead,
-# as the CPU build (torch==VERSION+cpu, e.g. a local wheel) where TORCH_BUILD=cpu, and the set-up stops
-# with the escapes if they have none (never a silent 2.7 GB CUDA download).
+# From TORCH_INDEX pip tries each address once (--retries 1 --timeout 15; its default retries an
+# unreachable index 5 times). If that install fails, torch comes from pip's own sources instead: the
+# CPU build (torch==VERSION+cpu, e.g. a local wheel) where TORCH_BUILD=cpu; if they have none, the
+# set-up stops with the one-line escape (never a silent 2.7 GB CUDA download).
+TORCH_FALLBACK = { spec="torch==$(TORCH_VERSION)$(if $(filter cpu,$(TORCH_BUILD)),+cpu)"; \
+	echo "note: torch could not be installed from $(TORCH_INDEX): trying $$spec from pip's own sources" >&2; \
+	$(1)/pip install -q -c constraints.txt "$$spec" || { \
+	echo "error: no $$spec in pip's own sources either. Reach $(TORCH_INDEX), or take torch from pip's sources as they are:" >&2; \
+	echo "  make $(or $(MAKECMDGOALS),setup) TORCH_INDEX=    (on Linux, PyPI's CUDA build: ~2.7 GB)" >&2; exit 1; }; }
 define install_torch
-	@if [ -z "$(TORCH_INDEX)" ]; then \
-		echo "$(1)/pip install -c constraints.txt torch"; \
-		$(1)/pip install -q -c constraints.txt torch; \
-	elif $(1)/python -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1].rstrip("/") + "/torch/", timeout=15)' "$(TORCH_INDEX)" 2>/dev/null; then \
-		echo "$(1)/pip install --index-url $(TORCH_INDEX) -c constraints.txt torch"; \
-		$(1)/pip install -q --index-url $(TORCH_INDEX) -c constraints.txt torch; \
-	else \
-		spec="torch==$(TORCH_VERSION)$(if $(filter cpu,$(TORCH_BUILD)),+cpu)"; \
-		echo "note: PyTorch's index $(TORCH_INDEX) cannot be reached: trying $$spec from pip's own sources" >&2; \
-		$(1)/pip install -q -c constraints.txt "$$spec" || { \
-			echo "error: no $$spec from pip's own sources either. Either reach $(TORCH_INDEX), or take torch from" >&2; \
-			echo "  pip's sources as they are: make $(or $(MAKECMDGOALS),setup) TORCH_INDEX=   (on Linux, PyPI's CUDA build: ~2.7 GB)" >&2; \
-			exit 1; }; \
-	fi
+	$(1)/pip install -q $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX) --retries 1 --timeout 15) -c constraints.txt torch$(if $(TORCH_INDEX), || $(call TORCH_FALLBACK,$(1)))
 endef
 
 # the documentation site: strict (-W: any warning fails; -n: every cross-reference must resolve), rebuilt
