@@ -11,7 +11,7 @@ import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 #: script -> the modules it needs beyond the main virtualenv's (None: none)
-SCRIPTS = {"ppo_masked.py": None, "sb3_maskable_ppo.py": "sb3_contrib"}
+SCRIPTS = {"ppo_masked.py": None, "sb3_maskable_ppo.py": "sb3_contrib", "tianshou_dqn.py": "tianshou"}
 
 
 def test_every_example_is_listed():
