@@ -58,6 +58,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--eval-games", type=int, default=200)
     p.add_argument("--threads", type=int, default=1, help="torch threads (default: 1)")
     p.add_argument("--save", default="", help="write the trained network's state_dict here")
+    p.add_argument("--load", default="", help="start from a state_dict written by --save (with --total-timesteps 0: evaluate it)")
     p.add_argument("--smoke", action="store_true", help="a tiny run (seconds): CI runs every example this way")
     args = p.parse_args()
     if args.smoke:
@@ -172,6 +173,8 @@ def main() -> None:
     n_obs = envs.single_observation_space["observation"].shape[0]
     n_act = int(envs.single_action_space.n)
     agent = Agent(n_obs, n_act, args.hidden)
+    if args.load:
+        agent.load_state_dict(torch.load(args.load, weights_only=True))
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
 
     T, N = args.num_steps, args.num_envs
