@@ -64,11 +64,11 @@ test: setup setup-ray
 	$(BIN)/lint-imports
 	$(SPHINX)
 	$(BIN)/python -m pytest
-	$(RAY_VENV)/bin/python -m pytest -m rllib tests/test_rllib.py
+	$(RAY_VENV)/bin/python -m pytest -m rllib tests/test_rllib.py tests/test_examples.py
 
 # only the RLlib tests (in .venv-ray; make test runs them too)
 test-ray: setup-ray
-	$(RAY_VENV)/bin/python -m pytest -m rllib tests/test_rllib.py
+	$(RAY_VENV)/bin/python -m pytest -m rllib tests/test_rllib.py tests/test_examples.py
 
 # a two-node Ray cluster on this machine: a short RLlib run with env runners on both nodes (benchmarks/ray_cluster.py)
 ray-cluster: setup-ray

@@ -74,7 +74,7 @@ class IllegalMoveError(IllegalActionError):
 
 
 class raw_env(AECEnv):
-    """The bare Clue AEC environment (see the module docstring)."""
+    """The bare Clue AEC environment: spaces, actions, rewards and arguments as docs/environment.md gives them."""
 
     metadata: dict[str, Any] = {
         "name": f"clue_v{ENV_VERSION}",
