@@ -173,7 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     from agents import SpecFactory
     from clue_env.engine.errors import ConfigError
     from clue_env.training.config import load_train_config
-    from clue_env.training.trainer import Trainer, run_config
+    from clue_env.training.run_record import run_config
+    from clue_env.training.trainer import Trainer
 
     out = ""
     try:

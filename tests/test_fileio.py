@@ -65,7 +65,7 @@ def test_write_output_removes_its_temp_file_when_the_write_fails(tmp_path, monke
 
 def _plot(path):
     pytest.importorskip("matplotlib")
-    from clue_env.training.trainer import plot_curve
+    from clue_env.training.curves import plot_curve
 
     plot_curve(ROWS, str(path), "test")
 

@@ -263,10 +263,10 @@ def test_a_deeply_nested_run_record_or_evaluation_log_is_a_one_line_error(tmp_pa
 
 
 def test_an_evaluation_log_of_too_many_lines_is_refused(tmp_path):
-    from clue_env.training import trainer
+    from clue_env.training import run_record
 
     (tmp_path / "run.json").write_text("{}")
-    (tmp_path / "eval.jsonl").write_text("\n" * (trainer.EVAL_MAX_ROWS + 1))
+    (tmp_path / "eval.jsonl").write_text("\n" * (run_record.EVAL_MAX_ROWS + 1))
     rc, err = _train(["--config", SMOKE, "--out", str(tmp_path), "--resume"])
     assert rc == 2 and "more than 100,000 lines" in err, err
 
@@ -368,7 +368,7 @@ def test_a_recorded_games_chunk_that_would_unpack_too_far_is_refused_unread(tmp_
     import numpy as np
 
     from agents import SpecFactory
-    from clue_env.training import accusation_fit, trainer
+    from clue_env.training import accusation_fit, run_record
     from clue_env.training.trainer import Trainer
 
     cfg = load_train_config({"imitation": {"games": 0}, "ppo": {"timesteps": 0}, "accusation": {"games": 2}})
@@ -376,7 +376,7 @@ def test_a_recorded_games_chunk_that_would_unpack_too_far_is_refused_unread(tmp_
     chunk = tmp_path / "accusation" / "lineup0_chunk0000.npz"
     chunk.parent.mkdir()
     np.savez_compressed(chunk, x=np.zeros(1 << 19, dtype=np.float32))  # 2 MiB of zeros in a few KiB
-    monkeypatch.setattr(trainer, "NPZ_UNPACKED_LIMIT", 1 << 20)
+    monkeypatch.setattr(run_record, "NPZ_UNPACKED_LIMIT", 1 << 20)
 
     def never(*a, **kw):
         raise AssertionError("np.load reached")

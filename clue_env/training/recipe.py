@@ -699,7 +699,7 @@ class RecipeRunner:
             print(msg, file=sys.stdout, flush=True)
 
     def _build(self, recipe: Recipe, out: str, resume: bool) -> str:
-        from .trainer import git_commit, package_versions
+        from .run_record import git_commit, package_versions
 
         t0 = time.time()
         os.makedirs(os.path.join(out, "stages"), exist_ok=True)
@@ -750,7 +750,7 @@ class RecipeRunner:
         return os.path.join(self._built[ref.recipe], dep.outputs[ref.output].file)
 
     def _stage(self, recipe: Recipe, stage: Stage, out: str, paths: dict[tuple[str, str], str]) -> dict[tuple[str, str], str]:
-        from .trainer import git_commit, package_versions
+        from .run_record import git_commit, package_versions
 
         folder = os.path.join(out, "stages", stage.folder)
         inputs = {ref.text(): self._input(ref, paths) for ref in stage.refs()}
@@ -819,7 +819,8 @@ class RecipeRunner:
 
     # ------------------------------------------------------------------ stage kinds
     def _run_train(self, stage: Stage, folder: str, inputs: dict[str, str], record: dict[str, Any]) -> dict[str, Any]:
-        from .trainer import Trainer, read_eval_log
+        from .run_record import read_eval_log
+        from .trainer import Trainer
 
         init = inputs.get(stage.params["init"].text(), "") if "init" in stage.params else ""
         cfg = train_config(stage, self.smoke, init)

@@ -1,12 +1,14 @@
 """What a training run's stages share, whichever backend runs PPO: seeds derived from the run's
 seed, atomic text writes into the run directory, the PPO progress bar, :class:`RunContext` (the part
-of a :class:`~clue_env.training.trainer.Trainer` that the PPO stage uses), and the PPO stage itself:
-:func:`run_ppo`, the one chunk loop (resume, the evaluation schedule, the commit of each chunk)
-that drives a :class:`Backend`.
+of a :class:`~clue_env.training.trainer.Trainer` that the PPO stage uses) and :class:`StageContext`
+(what the imitation and accusation stages use), and the PPO stage itself: :func:`run_ppo`, the one
+chunk loop (resume, the evaluation schedule, the commit of each chunk) that drives a :class:`Backend`.
 
-The backends (:mod:`~clue_env.training.sb3_backend`, :mod:`~clue_env.training.rllib_backend`) and
-:mod:`~clue_env.training.trainer` import this module; a backend never imports the trainer (it is
-handed one as a :class:`RunContext`), so the dependency runs one way: trainer → backends → run_support.
+The backends (:mod:`~clue_env.training.sb3_backend`, :mod:`~clue_env.training.rllib_backend`), the
+stages (:mod:`~clue_env.training.imitation_stage`, :mod:`~clue_env.training.accusation_stage`) and
+:mod:`~clue_env.training.trainer` import this module; a backend or a stage never imports the trainer
+(it is handed one as a :class:`RunContext` or :class:`StageContext`), so the dependency runs one way:
+trainer → backends and stages → run_support.
 """
 
 from __future__ import annotations
@@ -101,6 +103,15 @@ class RunContext(Protocol):
     def evaluate_policy(self, policy_path: str, timesteps: int, phase: str) -> None: ...
 
 
+class StageContext(RunContext, Protocol):
+    """The run that the imitation and accusation stages work for
+    (:mod:`~clue_env.training.imitation_stage`, :mod:`~clue_env.training.accusation_stage`): a
+    :class:`RunContext` that also says how many processes record its games."""
+
+    #: processes that record games (1: all in this process)
+    workers: int
+
+
 class Backend(Protocol):
     """What runs PPO for :func:`run_ppo`: it builds (and on ``--resume`` restores) its trainer, trains
     one chunk at a time, saves its state at each chunk's end and exports the policy network."""
@@ -181,4 +192,4 @@ def run_ppo(run: RunContext, backend: Backend, net: Any) -> Any:
         backend.close()
 
 
-__all__ = ["Backend", "ProgressBar", "RunContext", "atomic_write_text", "evaluation_due", "run_ppo", "seed_of"]
+__all__ = ["Backend", "ProgressBar", "RunContext", "StageContext", "atomic_write_text", "evaluation_due", "run_ppo", "seed_of"]
