@@ -25,6 +25,7 @@ The training adapter (:class:`clue_env.training.adapter.SingleLearnerEnv`) is th
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -47,7 +48,7 @@ OpponentFactory = Callable[[int, int, RulesConfig, int], Actor]
 GYM_ID = f"clue_env/Clue-v{ENV_VERSION}"
 
 
-class SeatLoop(gym.Env):
+class SeatLoop(gym.Env, ABC):
     """The learner's turn loop shared by the single-seat envs (see the module docstring).
 
     Subclasses say which factory plays each seat (:meth:`_draw`) and what the learner observes
@@ -101,13 +102,13 @@ class SeatLoop(gym.Env):
         self.episode_opponents: tuple[int, ...] = ()
 
     # ------------------------------------------------------------------ hooks
+    @abstractmethod
     def _draw(self, rng: np.random.Generator, n: int, seat: int) -> list[int]:
         """The factory index of every seat of an ``n``-player game (the learner's entry is unused)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _wrap(self, vec: np.ndarray, mask: np.ndarray) -> Any:
         """The observation handed to the learner."""
-        raise NotImplementedError
 
     # ------------------------------------------------------------------ helpers
     def _opponent(self, n: int, seat: int, which: int, base: int) -> Actor:
